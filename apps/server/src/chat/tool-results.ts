@@ -2,7 +2,6 @@
 // tool made" say: a failed call's error envelope, and the images a successful call made, each hosted
 // image verified from its bytes and each one Chat will not host given a plain reason.
 import { z } from "zod";
-import { type FittedImage, fitImage, ImageError, MAX_STORED_IMAGE_BYTES } from "../images/resize";
 import { IMAGE_TYPES, type ImageType, type SniffedImage, sniffImage } from "../images/sniff";
 import { maskCredentials } from "./masking";
 
@@ -232,42 +231,4 @@ export function decodeBase64(data: string): Uint8Array | null {
 export function workDetailsText(read: ToolImagesRead): string {
 	const count = read.imageCount === 0 ? [] : [`${read.imageCount} image${read.imageCount === 1 ? "" : "s"}`];
 	return [...read.texts, ...count].join("\n\n");
-}
-
-export type StoredToolImages<T> = { stored: T[]; refused: RefusedImage[] };
-
-export type StoreToolImagesOptions<T> = {
-	/** Images already on the turn's message, from earlier calls: `before` counts them too. */
-	imagesOnMessage: number;
-	/** Stores one image's bytes (as the document's own image) and says where it went. */
-	store: (image: FittedImage & { alt?: string; caption?: string }) => Promise<T>;
-	maxBytes?: number;
-	maxPixels?: number;
-};
-
-/**
- * Stores a result's images in order, each as a smaller copy when over maxBytes, and lists every block
- * Chat will not show in the result's block order. A store that fails gives no detail of why.
- */
-export async function storeToolImages<T>(
-	read: ToolImagesRead,
-	{ imagesOnMessage, store, maxBytes = MAX_STORED_IMAGE_BYTES, maxPixels }: StoreToolImagesOptions<T>,
-): Promise<StoredToolImages<T>> {
-	const out: StoredToolImages<T> = { stored: [], refused: [] };
-	const entries = [...read.images, ...read.refused].sort((a, b) => a.block - b.block);
-	for (const entry of entries) {
-		const before = imagesOnMessage + out.stored.length;
-		if ("reason" in entry) {
-			out.refused.push({ before, reason: entry.reason });
-			continue;
-		}
-		try {
-			const fitted = await fitImage(entry.bytes, entry.sniffed, maxBytes, maxPixels);
-			out.stored.push(await store({ ...fitted, alt: entry.alt, caption: entry.caption }));
-		} catch (error) {
-			const pixels = error instanceof ImageError && error.code === "image-too-many-pixels";
-			out.refused.push({ before, reason: pixels ? imageRefusal.tooManyPixels : imageRefusal.couldNotStore });
-		}
-	}
-	return out;
 }

@@ -145,11 +145,11 @@ function box(type: string, ...body: Uint8Array[]): Uint8Array {
 }
 
 /** The box structure of an AVIF (ftyp, meta with an ispe, mdat); the payload is not real AV1. */
-export function makeAvif(width: number, height: number): Uint8Array {
+export function makeAvif(width: number, height: number, payloadBytes = 64): Uint8Array {
 	const ispe = new Uint8Array(12);
 	new DataView(ispe.buffer).setUint32(4, width);
 	new DataView(ispe.buffer).setUint32(8, height);
 	const ftyp = box("ftyp", encoder.encode("avif"), new Uint8Array(4), encoder.encode("avifmif1miaf"));
 	const meta = box("meta", new Uint8Array(4), box("iprp", box("ipco", box("ispe", ispe))));
-	return concat([ftyp, meta, box("mdat", new Uint8Array(64).fill(7))]);
+	return concat([ftyp, meta, box("mdat", new Uint8Array(payloadBytes).fill(7))]);
 }
