@@ -114,6 +114,8 @@ describe("URL credentials: every spelling of the at-sign", () => {
 		["&COMMAT;"],
 		["&amp;#64;"],
 		["&amp;amp;commat;"],
+		["&AMP;#64;"],
+		["&ampamp#64"],
 	])("%s", (at) => {
 		expect(maskCredentials(`https://alice:hunter2${at}host`)).toBe(`https://${R}${at}host`);
 	});

@@ -56,11 +56,14 @@ function matchAt(pattern: RegExp, text: string, at: number): { symbol: SymbolNam
 	return symbol ? { symbol, end: at + match[0].length } : null;
 }
 
-/** Skips repeats of `unit` (case-insensitive; a trailing ";" of "amp;" optional) from `from`. */
+/** Skips repeats of `unit` (lower case; matched in any case, and a ";" after each optional) from `from`. */
 function skipRepeats(text: string, from: number, unit: string, optionalSemicolon = false): number {
 	let at = from;
 	for (;;) {
-		if (text.slice(at, at + unit.length).toLowerCase() !== unit) return at;
+		for (let i = 0; i < unit.length; i++) {
+			const c = text.charCodeAt(at + i);
+			if ((c >= 65 && c <= 90 ? c | 0x20 : c) !== unit.charCodeAt(i)) return at;
+		}
 		at += unit.length;
 		if (optionalSemicolon && text.charCodeAt(at) === 59) at++;
 	}
