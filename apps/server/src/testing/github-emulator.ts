@@ -164,6 +164,11 @@ export class GitHubEmulator {
 		this.releaseHeld();
 	}
 
+	/** How many requests a hang fault is holding right now. */
+	get held(): number {
+		return this.#held.size;
+	}
+
 	/** Lets every request held by a hang fault go on to its normal answer. */
 	releaseHeld(): void {
 		for (const release of [...this.#held]) release();
