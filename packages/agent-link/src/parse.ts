@@ -126,7 +126,7 @@ function parseFrame<M>(
 	if (typeFeature && !features.has(typeFeature)) {
 		return refuse(
 			"malformed-message",
-			`A ${type} message needs the ${typeFeature} feature, which this link did not negotiate.`,
+			`The ${type} message needs the ${typeFeature} feature, which this link did not negotiate.`,
 		);
 	}
 

@@ -1,7 +1,7 @@
 /** Images and files in a turn (attachments): what a person sent with the message a turn answers. */
 import { z } from "zod";
 import { ATTACHMENT_NAME_MAX, ATTACHMENTS_MAX, ATTACHMENTS_TOTAL_BYTES } from "../limits";
-import { BASE64_PATTERN, base64DecodedLength } from "../text";
+import { base64DecodedLength, isBase64 } from "../text";
 import { chars, count, idString } from "./fields";
 
 export const ATTACHMENT_IMAGE_TYPES = ["image/png", "image/jpeg", "image/webp", "image/gif"] as const;
@@ -22,7 +22,7 @@ const common = {
 	id: idString,
 	name: attachmentNameSchema,
 	size: count.max(ATTACHMENTS_TOTAL_BYTES),
-	data: z.string().regex(BASE64_PATTERN, { error: "must be standard base64" }),
+	data: z.string().refine(isBase64, { error: "must be standard base64" }),
 };
 
 function sizeMatchesData(ctx: z.core.ParsePayload<{ size: number; data: string }>): void {

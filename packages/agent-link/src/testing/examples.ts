@@ -2,11 +2,20 @@
  * The spec's own JSON examples (spec/agent-connection.md), with the empty strings filled in, for
  * the tests of every schema. Each key names the message or shape it shows.
  */
+
+import type { Attachment } from "../schemas/attachments";
+import type { Catalog } from "../schemas/catalog";
+import type { ClientMessage, ClientMessageType } from "../schemas/client-messages";
+import type { StreamPart, StreamPartType, Usage } from "../schemas/parts";
 import type { Question, QuestionnaireAnswer } from "../schemas/questions";
+import type { DeltaRunCard, FullRunCard, Stage } from "../schemas/runs";
+import type { ServerMessage, ServerMessageType } from "../schemas/server-messages";
+
+type ByType<U extends { type: string }, K extends string> = { [T in K]: Extract<U, { type: T }> };
 
 const digest = `sha256:${"ab12".repeat(16)}`;
 
-export const usage = {
+export const usage: Usage = {
 	inputTokens: { total: 1200, noCache: 200, cacheRead: 1000, cacheWrite: 0 },
 	outputTokens: { total: 300, text: 250, reasoning: 50 },
 };
@@ -49,7 +58,7 @@ export const parts = {
 	"finish-step": { type: "finish-step", finishReason: { unified: "stop", raw: "end_turn" }, usage },
 	finish: { type: "finish", finishReason: { unified: "stop", raw: "end_turn" }, totalUsage: usage },
 	error: { type: "error", error: "The model provider is unavailable." },
-} as const;
+} satisfies ByType<StreamPart, StreamPartType>;
 
 export const questions = {
 	questionnaire: {
@@ -110,7 +119,7 @@ export const answers = {
 	chat: { questionIndex: 0, question: "Which database?", kind: "chat", answer: "Whatever is cheapest" },
 } satisfies Record<string, QuestionnaireAnswer>;
 
-export const stage = {
+export const stage: Stage = {
 	id: "stage-1",
 	name: "Write the migration",
 	parentIds: ["stage-0"],
@@ -120,7 +129,7 @@ export const stage = {
 	ended: 1_760_000_060,
 };
 
-export const fullCard = {
+export const fullCard: FullRunCard = {
 	id: "run-1",
 	name: "Migrate the store",
 	status: "running",
@@ -132,7 +141,7 @@ export const fullCard = {
 	waiting: 1,
 };
 
-export const deltaCard = {
+export const deltaCard: DeltaRunCard = {
 	id: "run-1",
 	name: "Migrate the store",
 	status: "running",
@@ -144,7 +153,7 @@ export const deltaCard = {
 	waiting: 0,
 };
 
-export const attachment = {
+export const attachment: Attachment = {
 	id: "att-1",
 	name: "notes.md",
 	kind: "file",
@@ -153,7 +162,7 @@ export const attachment = {
 	data: "aGVsbG8=",
 };
 
-export const catalog = {
+export const catalog: Catalog = {
 	models: {
 		available: [
 			{
@@ -208,7 +217,7 @@ export const clientMessages = {
 	resume: { type: "resume", sessions: [{ session: "s1", requests: ["req-1"] }] },
 	"input-received": { type: "input-received", request: "req-1" },
 	capabilities: { type: "capabilities", catalog },
-} as const;
+} satisfies ByType<ClientMessage, ClientMessageType>;
 
 /** Every server-to-client example, keyed by type. */
 export const serverMessages = {
@@ -261,7 +270,7 @@ export const serverMessages = {
 	restarting: { type: "restarting", reconnectWithinMs: 10_000 },
 	error: { type: "error", code: "malformed-message", message: "The frame is not valid JSON." },
 	resumed: { type: "resumed", sessions: [{ session: "s1", requests: ["req-1"] }] },
-} as const;
+} satisfies ByType<ServerMessage, ServerMessageType>;
 
 /** The Retrying a failed turn examples. */
 export const retryTurns = [
