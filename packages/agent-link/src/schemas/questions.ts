@@ -25,22 +25,22 @@ export const questionnaireSchema = z.strictObject({
 		questions: z.array(questionnaireQuestionSchema).min(1).max(QUESTIONS_MAX),
 	}),
 });
-export const confirmSchema = z.strictObject({
+export const confirmQuestionSchema = z.strictObject({
 	method: z.literal("confirm"),
 	title: noteString,
 	message: noteString,
 });
-export const selectSchema = z.strictObject({
+export const selectQuestionSchema = z.strictObject({
 	method: z.literal("select"),
 	title: noteString,
 	choices: z.array(noteString).max(CHOICES_MAX),
 });
-export const inputSchema = z.strictObject({
+export const inputQuestionSchema = z.strictObject({
 	method: z.literal("input"),
 	title: noteString,
 	placeholder: noteString.optional(),
 });
-export const editorSchema = z.strictObject({
+export const editorQuestionSchema = z.strictObject({
 	method: z.literal("editor"),
 	title: noteString,
 	initial: noteString.optional(),
@@ -49,10 +49,10 @@ export const editorSchema = z.strictObject({
 /** input-request.input: one question call. */
 export const questionSchema = z.discriminatedUnion("method", [
 	questionnaireSchema,
-	confirmSchema,
-	selectSchema,
-	inputSchema,
-	editorSchema,
+	confirmQuestionSchema,
+	selectQuestionSchema,
+	inputQuestionSchema,
+	editorQuestionSchema,
 ]);
 export type Question = z.infer<typeof questionSchema>;
 export type QuestionMethod = Question["method"];
