@@ -112,7 +112,11 @@ describe("input-result values by method (the Questions table)", () => {
 		}
 	});
 
-	test("a wrong value names its field", () => {
+	test("a wrong value names its field, or the value itself", () => {
+		expect(readInputResult(questions.confirm, result("answered", "yes"))).toEqual({
+			ok: false,
+			error: "Invalid confirm answered value: the value must be a boolean.",
+		});
 		const reading = readInputResult(
 			two,
 			result("answered", { answers: [{ ...first, kind: "x" }], cancelled: false }),

@@ -32,7 +32,12 @@ export function readInputResult<Q extends Question>(
 	if (!parsed.success) {
 		return {
 			ok: false,
-			error: describeIssues(`${question.method} ${result.status} value`, parsed.error.issues, result.value),
+			error: describeIssues(
+				`${question.method} ${result.status} value`,
+				parsed.error.issues,
+				result.value,
+				"the value",
+			),
 		};
 	}
 	const value = parsed.data as InputResultValue<Q["method"]>;

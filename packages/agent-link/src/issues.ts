@@ -96,7 +96,7 @@ function reason(issue: Issue, root: unknown, path: Path): string {
 		}
 		case "unrecognized_keys": {
 			const [first, ...rest] = issue.keys;
-			const more = rest.length ? ` (and ${plural(rest.length, "more")})` : "";
+			const more = rest.length ? ` (and ${rest.length} more)` : "";
 			return `has an unknown field ${quote(first)}${more}`;
 		}
 		case "invalid_value":
@@ -119,13 +119,18 @@ function reason(issue: Issue, root: unknown, path: Path): string {
 
 /**
  * One sentence about the first issue: `Invalid turn message: tools[3].name must not be empty.`
- * label names the message (`turn message`); root is the value that was parsed.
+ * label names what was parsed (`turn message`), root is its value, and rootName is what an
+ * issue at the top is said of.
  */
-export function describeIssues(label: string, issues: readonly Issue[], root: unknown): string {
+export function describeIssues(
+	label: string,
+	issues: readonly Issue[],
+	root: unknown,
+	rootName = "the message",
+): string {
 	const issue = issues[0];
 	if (!issue) return `Invalid ${label}.`;
-	// A wrong discriminator is reported at the discriminator itself (the path zod gives already ends in it).
 	const path = issue.path as Path;
-	const subject = path.length ? formatPath(path) : "the message";
+	const subject = path.length ? formatPath(path) : rootName;
 	return `Invalid ${label}: ${subject} ${reason(issue, root, path)}.`;
 }

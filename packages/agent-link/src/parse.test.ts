@@ -132,6 +132,10 @@ describe("malformed frames", () => {
 		['{"type":"detach","now":true}', 'Invalid detach message: the message has an unknown field "now".'],
 		['{"type":"started"}', "Invalid started message: session is required."],
 		['{"type":"started","session":5}', "Invalid started message: session must be a string."],
+		[
+			'{"type":"input-cancel","request":"r","a":1,"b":2,"c":3}',
+			'Invalid input-cancel message: the message has an unknown field "a" (and 2 more).',
+		],
 	];
 	for (const [frame, message] of cases) {
 		test(`${JSON.stringify(frame)} is refused: ${message}`, () => {
