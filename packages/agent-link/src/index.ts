@@ -31,6 +31,7 @@ export * from "./schemas/attachments";
 export * from "./schemas/catalog";
 export * from "./schemas/client-messages";
 export * from "./schemas/handshake";
+export * from "./schemas/host-tools";
 export * from "./schemas/parts";
 export * from "./schemas/questions";
 export * from "./schemas/resume";

@@ -55,3 +55,10 @@ export const TOOL_ERROR_MESSAGE_MAX = 4000;
 /** Server-side rules the schemas cannot see, stated here so both ends share the numbers. */
 export const OPEN_REQUESTS_MAX = 16;
 export const REMEMBERED_REQUEST_IDS = 1024;
+
+/** upload_plan_image (decision-option-previews): alt is one line of at most 200 characters. */
+export const UPLOAD_PLAN_IMAGE_ALT_MAX = 200;
+/** upload_plan_image data: at most 16 MiB decoded. */
+export const UPLOAD_PLAN_IMAGE_MAX_BYTES = 16 * 1024 * 1024;
+/** read_plan and read_child results carry at most 16,000 UTF-8 bytes in all. */
+export const READ_RESULT_MAX_BYTES = 16_000;
