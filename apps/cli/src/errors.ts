@@ -40,7 +40,6 @@ export const CLI_ERRORS = {
 		exit: EXIT.error,
 		when: "credential.json exists but is not valid JSON or does not match its schema.",
 	},
-	"file-write-failed": { exit: EXIT.error, when: "A state or config file could not be written." },
 	"git-not-found": { exit: EXIT.error, when: "The git executable could not be started." },
 	"git-failed": { exit: EXIT.error, when: "git ran but failed in a way chopin could not explain." },
 	"daemon-protocol-error": {
@@ -70,7 +69,7 @@ export const CLI_ERRORS = {
 	},
 	"planner-command-operator": {
 		exit: EXIT.usage,
-		when: "--planner-command has an unquoted shell operator (| & ; < > ( )).",
+		when: "--planner-command has an unquoted shell operator: a pipe, &, ;, <, > or a parenthesis.",
 	},
 	"planner-command-empty": {
 		exit: EXIT.usage,

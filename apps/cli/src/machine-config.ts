@@ -118,9 +118,18 @@ export function addCheckout(
 	return { config: result.config, added: result.added };
 }
 
-/** Windows paths compare case-insensitively and with either slash; POSIX paths exactly. */
+/** Windows paths compare case-insensitively and with either slash; POSIX paths exactly. Trailing slashes never count. */
 function samePath(a: string, b: string): boolean {
-	if (win32.isAbsolute(a) && /^[A-Za-z]:/.test(a))
-		return win32.normalize(a).toLowerCase() === win32.normalize(b).toLowerCase();
-	return posix.normalize(a) === posix.normalize(b);
+	const drive = /^[A-Za-z]:/;
+	if (drive.test(a) || drive.test(b)) return windowsKey(a) === windowsKey(b);
+	return posixKey(a) === posixKey(b);
+}
+
+function posixKey(path: string): string {
+	const normal = posix.normalize(path);
+	return normal.length > 1 ? normal.replace(/\/+$/, "") : normal;
+}
+
+function windowsKey(path: string): string {
+	return win32.normalize(path).replace(/\\+$/, "").toLowerCase();
 }
