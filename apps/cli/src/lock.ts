@@ -1,5 +1,5 @@
 // One lock per checkout (and one for the daemon) in <state>/locks/, replaced when its recorded owner process is gone.
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import lockfile from "proper-lockfile";
@@ -22,6 +22,8 @@ const ownerSchema = z.strictObject({
 	startTime: z.string().optional(),
 	resource: z.string(),
 	acquiredAt: z.string(),
+	/** Tells two holdings by the same process apart. */
+	nonce: z.string(),
 });
 
 export type LockOwner = z.infer<typeof ownerSchema>;
@@ -87,6 +89,7 @@ async function acquire(
 		...identify(process.pid),
 		resource,
 		acquiredAt: new Date((options.now ?? Date.now)()).toISOString(),
+		nonce: randomBytes(8).toString("hex"),
 	};
 	let unlock: () => Promise<void> = async () => {};
 	// Deciding "its owner is gone, replace it" and replacing it must be one step, or two
@@ -113,6 +116,10 @@ async function acquire(
 			if (released) return;
 			released = true;
 			await withGuard(target, async () => {
+				// A lock this process lost (judged stale and taken over) now belongs to someone
+				// else: giving it back would free their lock, so only our own record is removed.
+				const current = readOwner(target);
+				if (!current || !sameOwner(current, owner)) return;
 				removeFile(ownerFile(target));
 				try {
 					await unlock();
@@ -129,8 +136,9 @@ async function acquire(
 async function withGuard(target: string, fn: () => Promise<void>): Promise<void> {
 	// The guard is held for milliseconds; a process killed while holding it leaves a guard that
 	// proper-lockfile's own mtime rule clears after 10 s, which the retries outlast.
-	const release = await lockfile.lock(target, {
-		lockfilePath: `${target}.guard`,
+	// proper-lockfile keeps its held locks by file path, so the guard must lock a different one.
+	const release = await lockfile.lock(`${target}.guard`, {
+		lockfilePath: `${target}.guard.lock`,
 		realpath: false,
 		stale: 10_000,
 		retries: { retries: 60, factor: 1.3, minTimeout: 10, maxTimeout: 500 },
@@ -149,6 +157,10 @@ function readOwner(target: string): LockOwner | undefined {
 	} catch {
 		return undefined; // a damaged record names no live owner
 	}
+}
+
+function sameOwner(a: LockOwner, b: LockOwner): boolean {
+	return a.pid === b.pid && a.nonce === b.nonce;
 }
 
 function ownerFile(target: string): string {

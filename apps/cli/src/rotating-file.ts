@@ -22,7 +22,6 @@ export interface RotatingFileOptions {
 export class RotatingFile {
 	readonly #options: Required<Omit<RotatingFileOptions, "prepare">> & Pick<RotatingFileOptions, "prepare">;
 	#fd: number | undefined;
-	#size = 0;
 	#ino = 0;
 	#dev = 0;
 
@@ -39,10 +38,11 @@ export class RotatingFile {
 	write(text: string): void {
 		const bytes = Buffer.from(text, "utf8");
 		this.#open();
-		if (this.#size > 0 && this.#size + bytes.length > this.#options.maxBytes) this.#rotate();
+		// The size is asked of the file each time, not counted: other processes append to it too.
+		const size = fstatSync(this.#fd!).size;
+		if (size > 0 && size + bytes.length > this.#options.maxBytes) this.#rotate();
 		let offset = 0;
 		while (offset < bytes.length) offset += writeSync(this.#fd!, bytes, offset, bytes.length - offset);
-		this.#size += bytes.length;
 	}
 
 	close(): void {
@@ -55,7 +55,6 @@ export class RotatingFile {
 		this.#options.prepare?.();
 		this.#fd = openSync(this.#options.path, "a", this.#options.mode);
 		const stat = fstatSync(this.#fd);
-		this.#size = stat.size;
 		this.#ino = stat.ino;
 		this.#dev = stat.dev;
 	}
