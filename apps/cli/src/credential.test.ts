@@ -2,7 +2,6 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import {
-	type Credential,
 	deleteCredential,
 	describeCredential,
 	loadCredential,
@@ -11,18 +10,7 @@ import {
 } from "./credential";
 import { CliError } from "./errors";
 import { createTestContext, type TestContext } from "./testing/context";
-
-export const TOKEN = "chopin_m_Zk3p9QvX2rL8sT1uW5yA7bC0dE4fG6hJ8kM2nP4qR6s";
-
-export function sampleCredential(overrides: Partial<Credential> = {}): Credential {
-	return {
-		server: "https://chopin.example",
-		token: TOKEN,
-		machineId: "mch_123",
-		createdAt: "2026-01-01T00:00:00.000Z",
-		...overrides,
-	};
-}
+import { sampleCredential, TOKEN } from "./testing/credential";
 
 let ctx: TestContext;
 afterEach(() => ctx?.cleanup());

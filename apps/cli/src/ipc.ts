@@ -97,7 +97,8 @@ export async function listenIpc(options: {
 		close: async () => {
 			for (const connection of sockets) connection.destroy();
 			await new Promise<void>((resolve) => server.close(() => resolve()));
-			// Remove the file only if it is still ours, not a newer daemon's.
+			// Bun (like libuv) unlinks the socket on close; should a runtime not, remove the file
+			// here, but only if it is still ours and not a newer daemon's.
 			if (platform !== "win32") removeIfSame(socket, ino);
 		},
 	};

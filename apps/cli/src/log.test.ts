@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { type CliLog, createLog, formatLine, logLevelFromEnv, Secrets } from "./log";
@@ -146,5 +146,22 @@ describe("helpers", () => {
 		);
 		expect(formatLine('{"level":20,"msg":"x"}', 30)).toBeUndefined();
 		expect(formatLine("not json")).toBe("not json\n");
+	});
+});
+
+describe("a log that cannot be written", () => {
+	test("does not fail the command; it says so once on stderr", () => {
+		const dir = makeTempDir();
+		dirs.push(dir);
+		const stderr = capture(false);
+		// The log file's path is taken by a directory.
+		const file = join(dir, "chopin.log");
+		mkdirSync(file);
+		const log = createLog({ file, secrets: new Secrets(), clock: new ManualClock(), stderr });
+		logs.push(log);
+		log.logger.info("one");
+		log.logger.info("two");
+		expect(stderr.text().split("\n").filter(Boolean)).toHaveLength(1);
+		expect(stderr.text()).toStartWith(`chopin: cannot write the log ${file}:`);
 	});
 });

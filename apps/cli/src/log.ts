@@ -76,9 +76,20 @@ export function createLog(options: LogOptions): CliLog {
 	});
 	const echo = options.stderr?.isTTY ? options.stderr : undefined;
 	const echoAt = pino.levels.values[options.echoLevel ?? "info"]!;
+	let fileBroken = false;
 	const destination = {
 		write(line: string): void {
-			file.write(line);
+			try {
+				file.write(line);
+			} catch (error) {
+				// A log that cannot be written must not fail the command: say so once, carry on.
+				if (!fileBroken) {
+					fileBroken = true;
+					options.stderr?.write(
+						`chopin: cannot write the log ${options.file}: ${(error as Error).message}\n`,
+					);
+				}
+			}
 			if (!echo) return;
 			const text = formatLine(line, echoAt);
 			if (text !== undefined) echo.write(text);

@@ -27,7 +27,11 @@ export const envKeySchema = z
 	.refine((key) => !key.toUpperCase().startsWith("CHOPIN_"), "CHOPIN_ variables are set by the connector");
 
 /** A document as --planner takes it: an id or its Chopin URL (agent-connection.md: at most 2048 characters). */
-export const documentRefSchema = z.string().trim().min(1).max(2048);
+export const documentRefSchema = z
+	.string()
+	.trim()
+	.min(1, "is empty")
+	.max(2048, "is longer than 2048 characters");
 
 export const checkoutSchema = z.strictObject({
 	path: absolutePath,

@@ -65,6 +65,8 @@ export async function runCli(argv: readonly string[], ctx: CliContext, runners: 
 	} catch (error) {
 		if (!(error instanceof CommanderError)) throw error;
 		if (error.code === "commander.helpDisplayed" || error.code === "commander.version") return;
+		// `chopin help <command>` asked for help (exit 0); a group with no subcommand did not (exit 1).
+		if (error.code === "commander.help" && error.exitCode === 0) return;
 		throw usageError(error, argv, program);
 	}
 }
@@ -104,7 +106,7 @@ function usageError(error: CommanderError, argv: readonly string[], program: Com
 		hint = "Put the ACP agent's command after `--`, for example: chopin connect -- gemini --acp";
 	}
 	if (error.code === "commander.excessArguments" && path[0] === "connect") {
-		message = sentence(`${message.replace(/\.$/, "")}; connect takes one checkout`);
+		message = "`chopin connect` takes one checkout; the rest of an ACP command goes after `--`.";
 		hint = "Put the ACP agent's command after `--`, for example: chopin connect -- gemini --acp";
 	}
 	return new CliError("usage", message, hint);

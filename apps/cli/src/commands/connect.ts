@@ -179,7 +179,7 @@ export function connectCommand(ctx: CliContext, run: Run<ConnectOptions> = runCo
 						"chopin connect --env API_KEY=... --sandbox-write ~/.cache/my-planner",
 					],
 				],
-				"Everything after -- is the ACP agent's command, passed on word for word.\nCHOPIN_PLANNER_COMMAND may hold the Planner command as a JSON array of words instead of --planner-command.",
+				"Everything after -- is the ACP agent's command, passed on word for word.\nCHOPIN_PLANNER_COMMAND may hold the Planner command as a JSON array of words.",
 			),
 		)
 		.action(async (checkout: string | undefined) => {

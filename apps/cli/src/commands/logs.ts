@@ -14,7 +14,7 @@ export const FOLLOW_POLL_MS = 500;
 export const logsOptionsSchema = z.strictObject({
 	follow: z.boolean(),
 	lines: z.coerce
-		.number()
+		.number({ error: "must be a number" })
 		.int("must be a whole number")
 		.min(0, "must be 0 or more")
 		.max(100_000, "must be at most 100000"),

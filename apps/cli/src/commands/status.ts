@@ -106,6 +106,10 @@ export async function gatherStatus(ctx: CliContext): Promise<StatusReport> {
 		daemon =
 			error.code === "daemon-not-running" ? { running: false } : { running: false, problem: error.message };
 	}
+	ctx.log.debug(
+		{ paired: credential.stored, configured: machine.configured, daemon: daemon.running },
+		"status gathered",
+	);
 	return {
 		version: ctx.version,
 		installMethod: ctx.installMethod,
