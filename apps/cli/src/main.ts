@@ -11,9 +11,22 @@ import { runCli } from "./program";
 import { CLI_VERSION, detectInstallMethod, selfCommand } from "./version";
 
 function processWriter(stream: NodeJS.WriteStream): Writer {
+	// A reader that went away (`chopin logs | head`) is not an error: stop writing to it, quietly.
+	let closed = false;
+	const isClosedPipe = (error: unknown) => (error as NodeJS.ErrnoException).code === "EPIPE";
+	stream.on("error", (error) => {
+		if (!isClosedPipe(error)) throw error;
+		closed = true;
+	});
 	return {
 		write: (text) => {
-			stream.write(text);
+			if (closed) return;
+			try {
+				stream.write(text);
+			} catch (error) {
+				if (!isClosedPipe(error)) throw error;
+				closed = true;
+			}
 		},
 		get isTTY() {
 			return Boolean(stream.isTTY);
