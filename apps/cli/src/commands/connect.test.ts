@@ -5,17 +5,26 @@ import { parse, parseError } from "../testing/program";
 import type { ConnectOptions } from "./connect";
 
 let ctx: TestContext;
-afterEach(() => ctx?.cleanup());
+const contexts: TestContext[] = [];
+afterEach(() => {
+	for (const context of contexts.splice(0)) context.cleanup();
+});
+
+function fresh(options: Parameters<typeof createTestContext>[0] = {}): TestContext {
+	ctx = createTestContext(options);
+	contexts.push(ctx);
+	return ctx;
+}
 
 async function connect(argv: string[], env: Record<string, string> = {}): Promise<ConnectOptions> {
-	ctx = createTestContext({ cwd: "/home/me/src/score", env });
+	fresh({ cwd: "/home/me/src/score", env });
 	const parsed = await parse(["connect", ...argv], ctx);
 	expect(parsed?.command).toBe("connect");
 	return parsed!.options as ConnectOptions;
 }
 
 async function connectError(argv: string[], env: Record<string, string> = {}) {
-	ctx = createTestContext({ cwd: "/home/me/src/score", env });
+	fresh({ cwd: "/home/me/src/score", env });
 	return parseError(["connect", ...argv], ctx);
 }
 
@@ -163,7 +172,7 @@ describe("connect: refusals", () => {
 
 describe("connect: help and run half", () => {
 	test("--help shows usage with the -- form and examples", async () => {
-		ctx = createTestContext();
+		fresh();
 		expect(await parse(["connect", "--help"], ctx)).toBeUndefined();
 		const help = ctx.stdout.text();
 		expect(help).toContain("Usage: chopin connect [checkout] [options] [-- <ACP command...>]");
@@ -174,7 +183,7 @@ describe("connect: help and run half", () => {
 	});
 
 	test("the run half says pairing is not built yet (exit 1), after checking the options", async () => {
-		ctx = createTestContext();
+		fresh();
 		const refused = await runCli(["connect", "--server", "http://x.example"], ctx).catch((e) => e);
 		expect(refused.code).toBe("server-url-insecure");
 		const error = await runCli(["connect", "--", "gemini", "--acp"], ctx).catch((e) => e);
