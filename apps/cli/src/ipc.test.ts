@@ -212,6 +212,21 @@ describe("no daemon", () => {
 		connection.destroy();
 	});
 
+	test("Ctrl-C while waiting for a silent daemon: interrupted", async () => {
+		const socket = socketPath();
+		const connected = Promise.withResolvers<Socket>();
+		await rawServer(socket, (connection) => connected.resolve(connection));
+		const controller = new AbortController();
+		const pending = ipcRequest({ socket, clock: clock(), signal: controller.signal }, { type: "status" });
+		await connected.promise;
+		controller.abort();
+		expect(await refusal(pending)).toMatchObject({ code: "interrupted", exitCode: 130 });
+		const aborted = await refusal(
+			ipcRequest({ socket, clock: clock(), signal: controller.signal }, { type: "status" }),
+		);
+		expect(aborted.code).toBe("interrupted");
+	});
+
 	test("an answer that is not the protocol is daemon-protocol-error", async () => {
 		const socket = socketPath();
 		await rawServer(socket, (connection) => connection.end('{"type":"status","status":{"pid":"x"}}\n'));

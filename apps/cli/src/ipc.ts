@@ -109,7 +109,7 @@ export async function listenIpc(options: {
  * becomes daemon-not-running naming the next command; an error answer becomes its CliError.
  */
 export async function ipcRequest<T extends IpcRequest["type"]>(
-	options: { socket: string; clock: Clock; timeoutMs?: number },
+	options: IpcClientOptions,
 	request: Extract<IpcRequest, { type: T }>,
 ): Promise<IpcAnswer<T>> {
 	const line = await exchange(options, `${JSON.stringify(ipcRequestSchema.parse(request))}\n`);
@@ -131,22 +131,31 @@ export async function ipcRequest<T extends IpcRequest["type"]>(
 	return response as IpcAnswer<T>;
 }
 
-function exchange(
-	options: { socket: string; clock: Clock; timeoutMs?: number },
-	payload: string,
-): Promise<string> {
+export interface IpcClientOptions {
+	socket: string;
+	clock: Clock;
+	timeoutMs?: number;
+	/** Ctrl-C: stop waiting and end with `interrupted`. */
+	signal?: AbortSignal;
+}
+
+function exchange(options: IpcClientOptions, payload: string): Promise<string> {
 	return new Promise((resolve, reject) => {
+		if (options.signal?.aborted) return reject(interrupted());
 		const socket = connect(options.socket);
 		let buffer = "";
 		let settled = false;
+		const onAbort = () => finish(interrupted());
 		const finish = (error: Error | undefined, line?: string) => {
 			if (settled) return;
 			settled = true;
 			timer.cancel();
+			options.signal?.removeEventListener("abort", onAbort);
 			socket.destroy();
 			if (error) reject(error);
 			else resolve(line!);
 		};
+		options.signal?.addEventListener("abort", onAbort, { once: true });
 		const timer = options.clock.setTimeout(() => {
 			finish(
 				new CliError(
@@ -285,6 +294,10 @@ function alreadyRunning(socket: string): CliError {
 		`A chopin daemon is already answering on ${socket}.`,
 		"Use `chopin status` to see it, or `chopin disconnect` to stop it.",
 	);
+}
+
+function interrupted(): CliError {
+	return new CliError("interrupted", "Interrupted while waiting for the chopin daemon.");
 }
 
 function protocolError(what: string): CliError {

@@ -99,10 +99,13 @@ export async function gatherStatus(ctx: CliContext): Promise<StatusReport> {
 	}
 	let daemon: StatusReport["daemon"];
 	try {
-		const answer = await ipcRequest({ socket: ctx.paths.socket, clock: ctx.clock }, { type: "status" });
+		const answer = await ipcRequest(
+			{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
+			{ type: "status" },
+		);
 		daemon = { running: true, restartPending: answer.status.version !== ctx.version, ...answer.status };
 	} catch (error) {
-		if (!(error instanceof CliError)) throw error;
+		if (!(error instanceof CliError) || error.code === "interrupted") throw error;
 		daemon =
 			error.code === "daemon-not-running" ? { running: false } : { running: false, problem: error.message };
 	}
