@@ -1,0 +1,203 @@
+// `chopin connect`: pair this machine and serve a checkout. The parse half is complete; pairing itself is the next task.
+import { posix, win32 } from "node:path";
+import { z } from "zod";
+import { plannerCommandFromEnv, splitCommandLine } from "../command-line";
+import { CommandWithTail } from "../command-tail";
+import type { CliContext } from "../context";
+import { CliError } from "../errors";
+import { documentRefSchema, envKeySchema } from "../machine-config";
+import { codedIssue, parseOptions, viaCliError } from "../options";
+import { serverOriginSchema } from "../server-origin";
+import { examples, type Run } from "./help";
+
+const envEntrySchema = z.string().transform((entry, ctx): [string, string] => {
+	const eq = entry.indexOf("=");
+	const key = eq < 0 ? entry : entry.slice(0, eq);
+	if (eq <= 0) {
+		codedIssue(
+			ctx,
+			"env-invalid",
+			`--env ${JSON.stringify(entry)} is not KEY=VALUE.`,
+			"Write it as --env NAME=value.",
+		);
+		return z.NEVER;
+	}
+	if (key.toUpperCase().startsWith("CHOPIN_")) {
+		codedIssue(
+			ctx,
+			"env-reserved",
+			`--env ${key} is reserved: the connector sets CHOPIN_ variables itself.`,
+			"Use a name that does not start with CHOPIN_.",
+		);
+		return z.NEVER;
+	}
+	const checked = envKeySchema.safeParse(key);
+	if (!checked.success) {
+		codedIssue(
+			ctx,
+			"env-invalid",
+			`--env ${JSON.stringify(key)} is not a valid variable name.`,
+			"Use letters, digits and _, not starting with a digit.",
+		);
+		return z.NEVER;
+	}
+	return [key, entry.slice(eq + 1)];
+});
+
+const wordsAfterDash = z.array(z.string()).superRefine((words, ctx) => {
+	if (words.length === 0 || words.some((w) => w === "")) {
+		codedIssue(
+			ctx,
+			"acp-command-empty",
+			words.length === 0
+				? "Nothing follows `--`: the ACP command is missing."
+				: "The ACP command after `--` has an empty word.",
+			"Name the ACP agent's command after `--`, for example: chopin connect -- gemini --acp",
+		);
+	}
+});
+
+/** What commander hands the action, before checking. */
+const rawConnectSchema = z
+	.strictObject({
+		checkout: z.string().optional(),
+		server: serverOriginSchema.optional(),
+		label: z
+			.string()
+			.trim()
+			.min(1, "is empty")
+			.max(100, "is longer than 100 characters")
+			// biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+			.refine((label) => !/[\u0000-\u001f\u007f]/.test(label), "contains a control character")
+			.optional(),
+		planner: z.array(documentRefSchema).default([]),
+		plannerCommand: viaCliError(splitCommandLine).optional(),
+		agent: z
+			.string()
+			.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, "must be a name such as copilot or claude")
+			.optional(),
+		env: z.array(envEntrySchema).default([]),
+		sandbox: z.boolean(),
+		sandboxWrite: z.array(z.string().min(1)).default([]),
+		acpCommand: wordsAfterDash.optional(),
+	})
+	.superRefine((raw, ctx) => {
+		if (!raw.sandbox && raw.sandboxWrite.length > 0) {
+			codedIssue(
+				ctx,
+				"sandbox-options-conflict",
+				"--sandbox-write has no effect with --no-sandbox.",
+				"Drop one of them: without the sandbox the Planner backend can already write anywhere you can.",
+			);
+		}
+	});
+
+export const connectOptionsSchema = z.strictObject({
+	/** The checkout to serve, absolute (the current directory when none was given). */
+	checkout: z.string(),
+	server: z.string().optional(),
+	label: z.string().optional(),
+	planner: z.strictObject({
+		documents: z.array(z.string()),
+		/** From --planner-command, else CHOPIN_PLANNER_COMMAND; undefined keeps what the config has. */
+		command: z.array(z.string()).optional(),
+		agent: z.string().optional(),
+		env: z.record(z.string(), z.string()),
+		sandbox: z.strictObject({ enabled: z.boolean(), write: z.array(z.string()) }),
+	}),
+	/** The words after `--`; undefined keeps what the config has. */
+	acpCommand: z.array(z.string()).optional(),
+});
+
+export type ConnectOptions = z.infer<typeof connectOptionsSchema>;
+
+/** The parse half: raw commander values (plus the environment and cwd) to checked options. */
+export function parseConnectOptions(
+	raw: unknown,
+	ctx: Pick<CliContext, "cwd" | "env" | "platform">,
+): ConnectOptions {
+	const input = parseOptions(rawConnectSchema, raw, "connect");
+	const path = ctx.platform === "win32" ? win32 : posix;
+	// The flag wins over the environment; the variable is read (and checked) only when needed.
+	const command = input.plannerCommand ?? plannerCommandFromEnv(ctx.env.CHOPIN_PLANNER_COMMAND);
+	return connectOptionsSchema.parse({
+		checkout: path.resolve(ctx.cwd, input.checkout ?? "."),
+		server: input.server,
+		label: input.label,
+		planner: {
+			documents: input.planner,
+			command,
+			agent: input.agent,
+			// Repeated keys: the last one wins, as with `docker run -e`.
+			env: Object.fromEntries(input.env),
+			sandbox: { enabled: input.sandbox, write: input.sandboxWrite.map((p) => path.resolve(ctx.cwd, p)) },
+		},
+		acpCommand: input.acpCommand,
+	});
+}
+
+export function connectCommand(ctx: CliContext, run: Run<ConnectOptions> = runConnect): CommandWithTail {
+	const command = new CommandWithTail("connect");
+	command
+		.description("Pair this machine with a Chopin server and serve a checkout's builds and Planner backends.")
+		.usage("[checkout] [options] [-- <ACP command...>]")
+		.argument("[checkout]", "the git checkout to serve (default: the current directory)")
+		.option("--server <url>", "the Chopin server's origin (https, or http on loopback)")
+		.option("--label <name>", "a name for this machine, shown in Chopin")
+		.option(
+			"--planner <document>",
+			"run a Planner backend for this document (id or URL); repeatable",
+			collect,
+		)
+		.option(
+			"--planner-command <command>",
+			"the Planner backend command, split like a POSIX shell, nothing expanded",
+		)
+		.option("--agent <name>", "the agent the Planner backend uses (e.g. copilot)")
+		.option("--env <KEY=VALUE>", "an environment variable for Planner backends; repeatable", collect)
+		.option("--no-sandbox", "run Planner backends without the sandbox")
+		.option(
+			"--sandbox-write <path>",
+			"a path the sandboxed Planner backend may also write; repeatable",
+			collect,
+		)
+		.addHelpText(
+			"after",
+			examples(
+				[
+					[
+						"Pair and serve the current checkout, building with Gemini",
+						"chopin connect --server https://chopin.example -- gemini --acp",
+					],
+					["Serve another checkout on the running daemon", "chopin connect ~/src/other"],
+					[
+						"Run a Planner backend for a document",
+						'chopin connect --planner https://chopin.example/octo-org/score/plan --planner-command "my-planner --flag" --agent copilot',
+					],
+					[
+						"Give the backend a variable and a writable cache",
+						"chopin connect --env API_KEY=... --sandbox-write ~/.cache/my-planner",
+					],
+				],
+				"Everything after -- is the ACP agent's command, passed on word for word.\nCHOPIN_PLANNER_COMMAND may hold the Planner command as a JSON array of words.",
+			),
+		)
+		.action(async (checkout: string | undefined) => {
+			const raw = { ...command.opts(), checkout, acpCommand: command.tail };
+			await run(parseConnectOptions(raw, ctx), ctx);
+		});
+	return command;
+}
+
+/** The run half. Pairing and the daemon hand-off are the next task; until then it says so. */
+export async function runConnect(_options: ConnectOptions, _ctx: CliContext): Promise<void> {
+	throw new CliError(
+		"not-implemented",
+		"`chopin connect` cannot pair yet: pairing with the server is not built in this version.",
+		"Nothing was changed. This development build checks connect's options but cannot pair a machine yet.",
+	);
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+	return [...(previous ?? []), value];
+}

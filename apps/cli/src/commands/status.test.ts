@@ -1,0 +1,177 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { writeFileSync } from "node:fs";
+import { saveCredential } from "../credential";
+import type { CliError } from "../errors";
+import { type IpcServer, listenIpc } from "../ipc";
+import { machineConfigSchema, saveMachineConfig } from "../machine-config";
+import { ensurePrivateDir } from "../paths";
+import { runCli } from "../program";
+import { createTestContext, type TestContext } from "../testing/context";
+import { sampleCredential, TOKEN } from "../testing/credential";
+import { parse } from "../testing/program";
+import { statusReportSchema } from "./status";
+
+let ctx: TestContext;
+let daemon: IpcServer | undefined;
+afterEach(async () => {
+	await daemon?.close();
+	daemon = undefined;
+	ctx?.cleanup();
+});
+
+const ENV_VALUE = "super-secret-env-value";
+
+function configure(): void {
+	saveCredential(ctx, sampleCredential());
+	saveMachineConfig(
+		ctx.paths,
+		machineConfigSchema.parse({
+			version: 1,
+			server: "https://chopin.example",
+			label: "laptop",
+			checkouts: [
+				{ path: "/src/score", repository: "octo-org/score", origin: "git@github.com:octo-org/score.git" },
+			],
+			acpCommand: ["gemini", "--acp"],
+			planner: {
+				command: ["my-planner"],
+				agent: "copilot",
+				env: { API_KEY: ENV_VALUE },
+				documents: [{ document: "doc_1" }],
+			},
+		}),
+	);
+}
+
+async function startDaemon(version = "0.1.0"): Promise<void> {
+	ensurePrivateDir(ctx.paths.stateDir);
+	daemon = await listenIpc({
+		socket: ctx.paths.socket,
+		platform: "linux",
+		handler: async (request) => {
+			if (request.type !== "status") throw new Error("unexpected request");
+			return {
+				type: "status",
+				status: {
+					pid: 777,
+					version,
+					startedAt: "2026-01-01T00:00:00.000Z",
+					server: "https://chopin.example",
+					logFile: ctx.paths.logFile,
+					checkouts: [{ path: "/src/score", repository: "octo-org/score" }],
+				},
+			};
+		},
+	});
+}
+
+async function status(argv: string[] = []): Promise<CliError | undefined> {
+	return runCli(["status", ...argv], ctx).then(
+		() => undefined,
+		(error) => error,
+	);
+}
+
+describe("status: parse half", () => {
+	test("--json is a boolean, off by default", async () => {
+		ctx = createTestContext();
+		expect(await parse(["status"], ctx)).toEqual({ command: "status", options: { json: false } });
+		expect(await parse(["status", "--json"], ctx)).toEqual({ command: "status", options: { json: true } });
+	});
+
+	test("--help has examples and the exit statuses", async () => {
+		ctx = createTestContext();
+		await parse(["status", "--help"], ctx);
+		expect(ctx.stdout.text()).toContain("Examples:");
+		expect(ctx.stdout.text()).toContain("$ chopin status --json");
+		expect(ctx.stdout.text()).toContain("3 when not paired");
+	});
+});
+
+describe("status: run half", () => {
+	test("not paired: says so and ends with not-paired (exit 3)", async () => {
+		ctx = createTestContext();
+		const error = await status();
+		expect(error).toMatchObject({ code: "not-paired", exitCode: 3 });
+		const out = ctx.stdout.text();
+		expect(out).toContain("chopin 0.1.0 (installed with source)");
+		expect(out).toContain("Paired:     no");
+		expect(out).toContain("Daemon:     not running");
+		expect(out).toContain(`Log:        ${ctx.paths.logFile}`);
+	});
+
+	test("paired with no daemon: not-connected (exit 4) naming the next command", async () => {
+		ctx = createTestContext();
+		configure();
+		const error = await status();
+		expect(error).toMatchObject({ code: "not-connected", exitCode: 4 });
+		expect(error?.hint).toBe("Start it with `chopin run` or `chopin service install`.");
+		expect(ctx.stdout.text()).toContain("Paired:     yes, with https://chopin.example as machine mch_123");
+		expect(ctx.stdout.text()).toContain("octo-org/score  /src/score");
+	});
+
+	test("paired with a running daemon: exit 0, the daemon's view of the checkouts", async () => {
+		ctx = createTestContext();
+		configure();
+		await startDaemon();
+		expect(await status()).toBeUndefined();
+		const out = ctx.stdout.text();
+		expect(out).toContain("Daemon:     running, pid 777, version 0.1.0");
+		expect(out).not.toContain("restart pending");
+		expect(out).toContain("ACP agent:  gemini --acp");
+		expect(out).toContain("Planner:    my-planner (agent copilot)");
+		expect(out).toContain("env API_KEY");
+	});
+
+	test("a daemon on another version: restart pending", async () => {
+		ctx = createTestContext();
+		configure();
+		await startDaemon("0.0.9");
+		await status();
+		expect(ctx.stdout.text()).toContain("restart pending: it runs 0.0.9, 0.1.0 is installed");
+	});
+
+	test("--json prints only the report on stdout, valid against its schema", async () => {
+		ctx = createTestContext();
+		configure();
+		await startDaemon();
+		expect(await status(["--json"])).toBeUndefined();
+		const report = statusReportSchema.parse(JSON.parse(ctx.stdout.text()));
+		expect(report.daemon).toMatchObject({ running: true, pid: 777, restartPending: false });
+		expect(report.credential).toMatchObject({ stored: true, valid: true, machineId: "mch_123" });
+		expect(report.machine).toMatchObject({ configured: true, planner: { envKeys: ["API_KEY"] } });
+		expect(ctx.stderr.text()).toBe("");
+	});
+
+	test("--json when not paired still prints the report, then fails with exit 3", async () => {
+		ctx = createTestContext();
+		const error = await status(["--json"]);
+		expect(error?.code).toBe("not-paired");
+		expect(statusReportSchema.parse(JSON.parse(ctx.stdout.text())).credential).toEqual({
+			stored: false,
+			file: ctx.paths.credentialFile,
+		});
+	});
+
+	test("neither the token nor --env values are ever printed", async () => {
+		ctx = createTestContext();
+		configure();
+		await startDaemon();
+		await status();
+		await status(["--json"]);
+		const all = ctx.stdout.text() + ctx.stderr.text();
+		expect(all).not.toContain(TOKEN);
+		expect(all).not.toContain(ENV_VALUE);
+	});
+
+	test("damaged files are reported, and the exit names the problem", async () => {
+		ctx = createTestContext();
+		configure();
+		writeFileSync(ctx.paths.machineConfigFile, "{");
+		expect(await status()).toMatchObject({ code: "config-invalid" });
+		expect(ctx.stdout.text()).toContain("Machine:    config unreadable");
+		writeFileSync(ctx.paths.credentialFile, "{");
+		expect(await status()).toMatchObject({ code: "credential-invalid" });
+		expect(ctx.stdout.text()).toContain("Paired:     credential unreadable");
+	});
+});

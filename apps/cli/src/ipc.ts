@@ -1,0 +1,309 @@
+// The daemon's local control socket (a 0600 Unix socket, or a named pipe on Windows): newline-delimited JSON, zod-checked both ways.
+import { chmodSync, lstatSync, unlinkSync } from "node:fs";
+import { connect, createServer, type Socket } from "node:net";
+import type { Clock } from "@chopin/agent-link/clock";
+import { z } from "zod";
+import { CliError, isCliErrorCode } from "./errors";
+import type { Logger } from "./log";
+import { repositorySchema } from "./machine-config";
+import type { Platform } from "./paths";
+
+/** A request or response line longer than this is refused: nothing legitimate comes close. */
+export const IPC_MAX_LINE_BYTES = 1024 * 1024;
+export const IPC_TIMEOUT_MS = 10_000;
+
+export const ipcRequestSchema = z.discriminatedUnion("type", [
+	z.strictObject({ type: z.literal("status") }),
+	z.strictObject({
+		type: z.literal("add-checkout"),
+		path: z.string().min(1),
+		repository: repositorySchema,
+		origin: z.string().min(1),
+	}),
+	z.strictObject({ type: z.literal("stop") }),
+	z.strictObject({ type: z.literal("reload") }),
+]);
+
+export type IpcRequest = z.infer<typeof ipcRequestSchema>;
+
+export const daemonStatusSchema = z.strictObject({
+	pid: z.number().int().positive(),
+	version: z.string(),
+	startedAt: z.string(),
+	server: z.string().optional(),
+	logFile: z.string(),
+	checkouts: z.array(z.strictObject({ path: z.string(), repository: z.string() })),
+});
+
+export type DaemonStatus = z.infer<typeof daemonStatusSchema>;
+
+export const ipcResponseSchema = z.discriminatedUnion("type", [
+	z.strictObject({ type: z.literal("status"), status: daemonStatusSchema }),
+	z.strictObject({ type: z.literal("add-checkout"), added: z.boolean() }),
+	z.strictObject({ type: z.literal("stop") }),
+	z.strictObject({ type: z.literal("reload") }),
+	z.strictObject({
+		type: z.literal("error"),
+		code: z.string(),
+		message: z.string(),
+		hint: z.string().optional(),
+	}),
+]);
+
+export type IpcResponse = z.infer<typeof ipcResponseSchema>;
+export type IpcAnswer<T extends IpcRequest["type"]> = Extract<IpcResponse, { type: T }>;
+export type IpcHandler = (request: IpcRequest) => Promise<IpcResponse>;
+
+export interface IpcServer {
+	readonly socket: string;
+	close(): Promise<void>;
+}
+
+const NOT_RUNNING_HINT = "Start it with `chopin run` or `chopin service install`.";
+
+/**
+ * Serves the control socket. A socket file left by a daemon that died is replaced; one with a
+ * live daemon behind it is refused with daemon-already-running. The file is made 0600 (its
+ * directory is 0700 too): whoever can connect can stop the daemon.
+ */
+export async function listenIpc(options: {
+	socket: string;
+	platform: Platform;
+	handler: IpcHandler;
+	log?: Logger;
+}): Promise<IpcServer> {
+	const { socket, platform } = options;
+	if (platform !== "win32") await removeStaleSocket(socket);
+	const sockets = new Set<Socket>();
+	const server = createServer((connection) => {
+		sockets.add(connection);
+		connection.on("close", () => sockets.delete(connection));
+		serveConnection(connection, options.handler, options.log);
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once("error", (error: NodeJS.ErrnoException) => {
+			if (error.code === "EADDRINUSE") reject(alreadyRunning(socket));
+			else reject(error);
+		});
+		server.listen(socket, () => resolve());
+	});
+	let ino: number | undefined;
+	if (platform !== "win32") {
+		chmodSync(socket, 0o600);
+		ino = lstatSync(socket).ino;
+	}
+	return {
+		socket,
+		close: async () => {
+			for (const connection of sockets) connection.destroy();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+			// Bun (like libuv) unlinks the socket on close; should a runtime not, remove the file
+			// here, but only if it is still ours and not a newer daemon's.
+			if (platform !== "win32") removeIfSame(socket, ino);
+		},
+	};
+}
+
+/**
+ * Sends one request and waits for its answer. No daemon (no socket, or nothing listening)
+ * becomes daemon-not-running naming the next command; an error answer becomes its CliError.
+ */
+export async function ipcRequest<T extends IpcRequest["type"]>(
+	options: IpcClientOptions,
+	request: Extract<IpcRequest, { type: T }>,
+): Promise<IpcAnswer<T>> {
+	const line = await exchange(options, `${JSON.stringify(ipcRequestSchema.parse(request))}\n`);
+	let json: unknown;
+	try {
+		json = JSON.parse(line);
+	} catch {
+		throw protocolError("an answer that is not JSON");
+	}
+	const parsed = ipcResponseSchema.safeParse(json);
+	if (!parsed.success) throw protocolError("an answer in an unknown form");
+	const response = parsed.data;
+	if (response.type === "error") {
+		const code = isCliErrorCode(response.code) ? response.code : "daemon-request-failed";
+		throw new CliError(code, response.message, response.hint);
+	}
+	if (response.type !== request.type)
+		throw protocolError(`a ${response.type} answer to a ${request.type} request`);
+	return response as IpcAnswer<T>;
+}
+
+export interface IpcClientOptions {
+	socket: string;
+	clock: Clock;
+	timeoutMs?: number;
+	/** Ctrl-C: stop waiting and end with `interrupted`. */
+	signal?: AbortSignal;
+}
+
+function exchange(options: IpcClientOptions, payload: string): Promise<string> {
+	return new Promise((resolve, reject) => {
+		if (options.signal?.aborted) return reject(interrupted());
+		const socket = connect(options.socket);
+		let buffer = "";
+		let settled = false;
+		const onAbort = () => finish(interrupted());
+		const finish = (error: Error | undefined, line?: string) => {
+			if (settled) return;
+			settled = true;
+			timer.cancel();
+			options.signal?.removeEventListener("abort", onAbort);
+			socket.destroy();
+			if (error) reject(error);
+			else resolve(line!);
+		};
+		options.signal?.addEventListener("abort", onAbort, { once: true });
+		const timer = options.clock.setTimeout(() => {
+			finish(
+				new CliError(
+					"daemon-not-responding",
+					"The chopin daemon accepted the connection but did not answer.",
+					"Check `chopin logs`; restart it with `chopin service install` or stop it and run `chopin run`.",
+				),
+			);
+		}, options.timeoutMs ?? IPC_TIMEOUT_MS);
+		socket.setEncoding("utf8");
+		socket.on("connect", () => socket.write(payload));
+		socket.on("data", (chunk: string) => {
+			buffer += chunk;
+			const newline = buffer.indexOf("\n");
+			if (newline >= 0) finish(undefined, buffer.slice(0, newline));
+			else if (buffer.length > IPC_MAX_LINE_BYTES) finish(protocolError("an answer longer than the limit"));
+		});
+		socket.on("error", (error: NodeJS.ErrnoException) => {
+			if (error.code === "ENOENT" || error.code === "ECONNREFUSED") {
+				finish(new CliError("daemon-not-running", "No chopin daemon is running.", NOT_RUNNING_HINT));
+			} else if (error.code === "EACCES" || error.code === "EPERM") {
+				finish(
+					new CliError(
+						"daemon-not-running",
+						`The chopin daemon's socket ${options.socket} belongs to another user.`,
+						"Run chopin as the user who started the daemon.",
+					),
+				);
+			} else {
+				finish(error);
+			}
+		});
+		socket.on("close", () => finish(protocolError("no answer before the connection closed")));
+	});
+}
+
+function serveConnection(connection: Socket, handler: IpcHandler, log: Logger | undefined): void {
+	connection.setEncoding("utf8");
+	let buffer = "";
+	// Requests on one connection are answered in order, one at a time.
+	let queue = Promise.resolve();
+	connection.on("data", (chunk: string) => {
+		buffer += chunk;
+		if (buffer.length > IPC_MAX_LINE_BYTES && !buffer.includes("\n")) {
+			connection.end(
+				`${JSON.stringify(errorAnswer("daemon-request-invalid", "The request is longer than the limit."))}\n`,
+			);
+			buffer = "";
+			return;
+		}
+		for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
+			const line = buffer.slice(0, newline);
+			buffer = buffer.slice(newline + 1);
+			queue = queue.then(async () => {
+				const answer = await answerLine(line, handler, log);
+				if (!connection.destroyed) connection.write(`${JSON.stringify(answer)}\n`);
+			});
+		}
+	});
+	connection.on("error", (error) => log?.debug({ err: error }, "control connection failed"));
+}
+
+async function answerLine(line: string, handler: IpcHandler, log: Logger | undefined): Promise<IpcResponse> {
+	let json: unknown;
+	try {
+		json = JSON.parse(line);
+	} catch {
+		return errorAnswer("daemon-request-invalid", "The request is not JSON.");
+	}
+	const request = ipcRequestSchema.safeParse(json);
+	if (!request.success)
+		return errorAnswer("daemon-request-invalid", "The request is not one the daemon knows.");
+	try {
+		return ipcResponseSchema.parse(await handler(request.data));
+	} catch (error) {
+		if (error instanceof CliError) return errorAnswer(error.code, error.message, error.hint);
+		log?.error({ err: error, request: request.data.type }, "control request failed");
+		return errorAnswer(
+			"daemon-request-failed",
+			"The daemon could not carry out the request; its log has the details.",
+		);
+	}
+}
+
+function errorAnswer(code: string, message: string, hint?: string): IpcResponse {
+	return hint === undefined ? { type: "error", code, message } : { type: "error", code, message, hint };
+}
+
+/** A socket file with nothing listening is a dead daemon's: remove it. A live one is refused. */
+async function removeStaleSocket(socket: string): Promise<void> {
+	let isSocket: boolean;
+	try {
+		isSocket = lstatSync(socket).isSocket();
+	} catch {
+		return; // nothing there
+	}
+	if (!isSocket) {
+		throw new CliError(
+			"daemon-already-running",
+			`${socket} exists and is not a socket, so the daemon cannot listen there.`,
+			"Move the file away and start the daemon again.",
+		);
+	}
+	const state = await probe(socket);
+	if (state === "live") throw alreadyRunning(socket);
+	if (state === "stale") removeIfSame(socket, undefined);
+}
+
+function probe(socket: string): Promise<"live" | "stale" | "missing"> {
+	return new Promise((resolve) => {
+		const connection = connect(socket);
+		connection.once("connect", () => {
+			connection.destroy();
+			resolve("live");
+		});
+		connection.once("error", (error: NodeJS.ErrnoException) => {
+			connection.destroy();
+			// Only "refused" proves nobody listens; anything else is left alone rather than removed.
+			resolve(error.code === "ENOENT" ? "missing" : error.code === "ECONNREFUSED" ? "stale" : "live");
+		});
+	});
+}
+
+function removeIfSame(socket: string, ino: number | undefined): void {
+	try {
+		if (ino !== undefined && lstatSync(socket).ino !== ino) return;
+		unlinkSync(socket);
+	} catch {
+		// Already gone.
+	}
+}
+
+function alreadyRunning(socket: string): CliError {
+	return new CliError(
+		"daemon-already-running",
+		`A chopin daemon is already answering on ${socket}.`,
+		"Use `chopin status` to see it, or `chopin disconnect` to stop it.",
+	);
+}
+
+function interrupted(): CliError {
+	return new CliError("interrupted", "Interrupted while waiting for the chopin daemon.");
+}
+
+function protocolError(what: string): CliError {
+	return new CliError(
+		"daemon-protocol-error",
+		`The chopin daemon sent ${what}.`,
+		"The daemon may be a different chopin version: restart it (`chopin service install`, or stop it and `chopin run`).",
+	);
+}

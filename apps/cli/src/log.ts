@@ -1,0 +1,128 @@
+// The CLI's log: pino JSON lines to <state>/logs/chopin.log (rotated by size), every line redacted, echoed readably to a TTY.
+
+import { dirname } from "node:path";
+import type { Clock } from "@chopin/agent-link/clock";
+import { createRedactor, redactTokens } from "@chopin/agent-link/redact";
+import pino, { type Logger } from "pino";
+import { z } from "zod";
+import { ensurePrivateDir } from "./paths";
+import { RotatingFile } from "./rotating-file";
+
+export type { Logger };
+
+export const LOG_MAX_BYTES = 10 * 1024 * 1024;
+export const LOG_KEEP = 5;
+
+/**
+ * The secrets this process knows (the machine credential, issued tokens, --env values), added
+ * as they are learnt. Token shapes are always masked; these are masked as well, both as they
+ * are and as JSON escapes them, since log lines are JSON.
+ */
+export class Secrets {
+	readonly #values = new Set<string>();
+	#redact: (text: string) => string = redactTokens;
+
+	add(secret: string | undefined): void {
+		if (secret === undefined || secret.length === 0 || this.#values.has(secret)) return;
+		this.#values.add(secret);
+		const forms = [...this.#values].flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]);
+		this.#redact = createRedactor(forms);
+	}
+
+	redact(text: string): string {
+		return this.#redact(text);
+	}
+}
+
+const levelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace"]);
+export type LogLevel = z.infer<typeof levelSchema>;
+
+/** CHOPIN_LOG_LEVEL, or info when it is unset or not a level. */
+export function logLevelFromEnv(value: string | undefined): LogLevel {
+	const parsed = levelSchema.safeParse(value?.trim().toLowerCase());
+	return parsed.success ? parsed.data : "info";
+}
+
+export interface LogOptions {
+	file: string;
+	secrets: Secrets;
+	clock: Clock;
+	level?: LogLevel;
+	/** Where readable lines go when it is a TTY (a service's stderr is not, and its log is the file). */
+	stderr?: { write(text: string): void; isTTY: boolean };
+	/** The lowest level echoed to the TTY. */
+	echoLevel?: LogLevel;
+	maxBytes?: number;
+	keep?: number;
+}
+
+export interface CliLog {
+	logger: Logger;
+	/** Closes the file; later lines reopen it. */
+	close(): void;
+}
+
+/**
+ * A pino logger with a synchronous destination. pino transports run in worker threads, which
+ * break inside `bun build --compile` binaries, so the file (and its rotation) is written here.
+ * The file is opened on the first line, so commands that log nothing create nothing.
+ */
+export function createLog(options: LogOptions): CliLog {
+	const file = new RotatingFile({
+		path: options.file,
+		maxBytes: options.maxBytes ?? LOG_MAX_BYTES,
+		keep: options.keep ?? LOG_KEEP,
+		prepare: () => ensurePrivateDir(dirname(options.file)),
+	});
+	const echo = options.stderr?.isTTY ? options.stderr : undefined;
+	const echoAt = pino.levels.values[options.echoLevel ?? "info"]!;
+	let fileBroken = false;
+	const destination = {
+		write(line: string): void {
+			try {
+				file.write(line);
+			} catch (error) {
+				// A log that cannot be written must not fail the command: say so once, carry on.
+				if (!fileBroken) {
+					fileBroken = true;
+					options.stderr?.write(
+						`chopin: cannot write the log ${options.file}: ${(error as Error).message}\n`,
+					);
+				}
+			}
+			if (!echo) return;
+			const text = formatLine(line, echoAt);
+			if (text !== undefined) echo.write(text);
+		},
+	};
+	const logger = pino(
+		{
+			level: options.level ?? "info",
+			base: { pid: process.pid },
+			timestamp: () => `,"time":"${new Date(options.clock.now()).toISOString()}"`,
+			// Every line, whatever logged it, is redacted before it reaches the file or the TTY.
+			hooks: { streamWrite: (line) => options.secrets.redact(line) },
+		},
+		destination,
+	);
+	return { logger, close: () => file.close() };
+}
+
+/** One readable line (`12:00:01 WARN message key=value`) for a JSON log line, or undefined below `minLevel`. */
+export function formatLine(line: string, minLevel = 0): string | undefined {
+	let entry: Record<string, unknown>;
+	try {
+		entry = JSON.parse(line) as Record<string, unknown>;
+	} catch {
+		return line.endsWith("\n") ? line : `${line}\n`;
+	}
+	const level = typeof entry.level === "number" ? entry.level : 30;
+	if (level < minLevel) return undefined;
+	const { level: _level, time, pid: _pid, msg, ...rest } = entry;
+	const clock = typeof time === "string" ? time.slice(11, 19) : "";
+	const name = (pino.levels.labels[level] ?? String(level)).toUpperCase().padEnd(5);
+	const fields = Object.entries(rest)
+		.map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
+		.join(" ");
+	return `${[clock, name, typeof msg === "string" ? msg : "", fields].filter((part) => part !== "").join(" ")}\n`;
+}

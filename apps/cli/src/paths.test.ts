@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdirSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { ensurePrivateDir, hostDirs, resolvePaths, socketPath, toPlatform } from "./paths";
+import { makeTempDir } from "./testing/context";
+
+const defaults = { data: "/home/me/.local/share/chopin", config: "/home/me/.config/chopin" };
+const dirs: string[] = [];
+afterEach(() => {
+	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("resolvePaths", () => {
+	test("lays out state and config under the platform's dirs", () => {
+		const paths = resolvePaths({ env: {}, platform: "linux", cwd: "/work", defaults });
+		expect(paths).toEqual({
+			stateDir: "/home/me/.local/share/chopin",
+			configDir: "/home/me/.config/chopin",
+			logDir: "/home/me/.local/share/chopin/logs",
+			logFile: "/home/me/.local/share/chopin/logs/chopin.log",
+			locksDir: "/home/me/.local/share/chopin/locks",
+			credentialFile: "/home/me/.local/share/chopin/credential.json",
+			machineConfigFile: "/home/me/.config/chopin/machine.json",
+			socket: "/home/me/.local/share/chopin/chopin.sock",
+		});
+	});
+
+	test("CHOPIN_STATE_DIR and CHOPIN_CONFIG_DIR override, relative to the working directory", () => {
+		const paths = resolvePaths({
+			env: { CHOPIN_STATE_DIR: "state", CHOPIN_CONFIG_DIR: "/etc/chopin" },
+			platform: "darwin",
+			cwd: "/work",
+			defaults,
+		});
+		expect(paths.stateDir).toBe("/work/state");
+		expect(paths.credentialFile).toBe("/work/state/credential.json");
+		expect(paths.configDir).toBe("/etc/chopin");
+		expect(paths.socket).toBe("/work/state/chopin.sock");
+	});
+
+	test("an empty override is ignored", () => {
+		const paths = resolvePaths({ env: { CHOPIN_STATE_DIR: " " }, platform: "linux", cwd: "/work", defaults });
+		expect(paths.stateDir).toBe(defaults.data);
+	});
+
+	test("Windows paths and a named pipe that depends on the state dir", () => {
+		const windows = {
+			data: "C:\\Users\\me\\AppData\\Local\\chopin\\Data",
+			config: "C:\\Users\\me\\AppData\\Roaming\\chopin\\Config",
+		};
+		const paths = resolvePaths({ env: {}, platform: "win32", cwd: "C:\\work", defaults: windows });
+		expect(paths.credentialFile).toBe("C:\\Users\\me\\AppData\\Local\\chopin\\Data\\credential.json");
+		expect(paths.logFile).toBe("C:\\Users\\me\\AppData\\Local\\chopin\\Data\\logs\\chopin.log");
+		expect(paths.socket).toMatch(/^\\\\\.\\pipe\\chopin-[0-9a-f]{16}$/);
+		expect(socketPath("C:\\A", "win32")).toBe(socketPath("c:\\a", "win32"));
+		expect(socketPath("C:\\A", "win32")).not.toBe(socketPath("C:\\B", "win32"));
+	});
+
+	test("the host defaults come from env-paths, named chopin with no suffix", () => {
+		const host = hostDirs();
+		expect(host.data).toMatch(/[\\/]chopin([\\/]Data)?$/);
+		expect(host.config).toMatch(/[\\/]chopin([\\/]Config)?$/);
+		expect(host.data).not.toContain("nodejs");
+	});
+
+	test("toPlatform narrows process.platform", () => {
+		expect(toPlatform("darwin")).toBe("darwin");
+		expect(toPlatform("win32")).toBe("win32");
+		expect(toPlatform("linux")).toBe("linux");
+		expect(toPlatform("freebsd")).toBe("linux");
+	});
+});
+
+describe("ensurePrivateDir", () => {
+	test("creates missing directories at 0700", () => {
+		const root = makeTempDir();
+		dirs.push(root);
+		const dir = join(root, "a", "b");
+		ensurePrivateDir(dir);
+		expect(statSync(dir).mode & 0o777).toBe(0o700);
+		expect(statSync(join(root, "a")).mode & 0o777).toBe(0o700);
+	});
+
+	test("leaves an existing directory's mode alone", () => {
+		const root = makeTempDir();
+		dirs.push(root);
+		const dir = join(root, "shared");
+		mkdirSync(dir, { mode: 0o755 });
+		ensurePrivateDir(dir);
+		expect(statSync(dir).mode & 0o777).toBe(0o755);
+	});
+});

@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { loadCredential, saveCredential } from "./credential";
+import { lockCheckout } from "./lock";
+import { runCli } from "./program";
+import { createTestContext, type TestContext } from "./testing/context";
+import { sampleCredential, TOKEN } from "./testing/credential";
+
+let ctx: TestContext;
+afterEach(() => ctx?.cleanup());
+
+function filesUnder(dir: string): string[] {
+	try {
+		return readdirSync(dir).flatMap((name) => {
+			const path = join(dir, name);
+			return statSync(path).isDirectory() ? filesUnder(path) : [path];
+		});
+	} catch {
+		return [];
+	}
+}
+
+describe("the machine token", () => {
+	test("appears in no output, no log line and no file but credential.json, whatever runs", async () => {
+		ctx = createTestContext({ tty: true, log: { level: "trace", echoLevel: "trace" } });
+		saveCredential(ctx, sampleCredential());
+		const credential = loadCredential(ctx)!;
+		const argvs = [
+			["--version"],
+			["--help"],
+			["status"],
+			["status", "--json"],
+			["disconnect"],
+			["logs", "-n", "1000"],
+			["logs", "--json"],
+			["connect", "--env", "API_KEY=value-of-the-key", "--", "gemini", "--acp"],
+			["connect", "--server", "http://x.example"],
+			["run"],
+			["service", "install"],
+		];
+		for (const argv of argvs)
+			await runCli(argv, ctx).catch((error: Error) => ctx.stderr.write(`${error.message}\n`));
+		// Code that slips and logs the credential, in every way it might, is still masked.
+		ctx.log.info({ credential }, "credential loaded");
+		ctx.log.warn(`token=${credential.token}`);
+		ctx.log.error({ err: new Error(`refused ${credential.token}`) }, "request failed");
+		ctx.log.debug({ headers: { authorization: `Bearer ${credential.token}` } }, "request");
+		const lock = await lockCheckout({ locksDir: ctx.paths.locksDir }, "/src/score");
+		await runCli(["logs", "-n", "1000"], ctx);
+		await lock.release();
+
+		expect(ctx.stdout.text()).not.toContain(TOKEN);
+		expect(ctx.stderr.text()).not.toContain(TOKEN);
+		expect(ctx.stderr.text()).toContain("[redacted]"); // the TTY echo saw it, masked
+		const files = [...filesUnder(ctx.paths.stateDir), ...filesUnder(ctx.paths.configDir)];
+		expect(files.some((file) => file.endsWith("chopin.log"))).toBe(true);
+		for (const file of files) {
+			if (file === ctx.paths.credentialFile) continue;
+			expect({ file, leaks: readFileSync(file, "utf8").includes(TOKEN) }).toEqual({ file, leaks: false });
+		}
+		expect(readFileSync(ctx.paths.credentialFile, "utf8")).toContain(TOKEN);
+	});
+});
