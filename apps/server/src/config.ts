@@ -184,15 +184,20 @@ const localAccounts = variable("LOCAL_ACCOUNTS", (raw, fail) => {
 		fail(`LOCAL_ACCOUNTS must be JSON or @/path/to/file.json (${(error as Error).message.split("\n")[0]}).`);
 	}
 	const result = localAccountsSchema.safeParse(json);
-	if (!result.success) {
-		const issue = result.error.issues[0]!;
-		fail(`LOCAL_ACCOUNTS: ${issuePath(issue.path)} ${issue.message.replace(/^Invalid input: /, "")}.`);
-	}
+	if (!result.success) fail(`LOCAL_ACCOUNTS: ${describeIssue(result.error.issues[0]!)}.`);
 	return result.data!;
 });
 
+/** `users[0].login: must be a GitHub-style login`, from a zod issue. */
+function describeIssue(issue: z.core.$ZodIssue): string {
+	// A bad record key wraps the key schema's own issue, which says what was wrong.
+	const inner = issue.code === "invalid_key" ? issue.issues[0]?.message : undefined;
+	const message = (inner ?? issue.message).replace(/^Invalid input: /, "");
+	const text = message.charAt(0).toLowerCase() + message.slice(1);
+	return issue.path.length ? `${issuePath(issue.path)}: ${text}` : text;
+}
+
 function issuePath(path: readonly PropertyKey[]): string {
-	if (path.length === 0) return "the value";
 	return path
 		.map((p, i) =>
 			typeof p === "number"

@@ -39,7 +39,11 @@ export const localAccountsSchema = z
 		accounts.users.forEach((user, i) => {
 			const key = user.login.toLowerCase();
 			if (seen.has(key))
-				ctx.addIssue({ code: "custom", path: ["users", i, "login"], message: "is listed twice" });
+				ctx.addIssue({
+					code: "custom",
+					path: ["users", i, "login"],
+					message: "the same login is listed twice",
+				});
 			seen.add(key);
 			known.add(user.login);
 		});
@@ -50,7 +54,7 @@ export const localAccountsSchema = z
 					ctx.addIssue({
 						code: "custom",
 						path: ["repositories", repo, login],
-						message: "is not a listed user",
+						message: "not a login listed in users",
 					});
 				}
 			}
@@ -58,7 +62,11 @@ export const localAccountsSchema = z
 		for (const [org, members] of Object.entries(accounts.organizations)) {
 			members.forEach((login, i) => {
 				if (!known.has(login)) {
-					ctx.addIssue({ code: "custom", path: ["organizations", org, i], message: "is not a listed user" });
+					ctx.addIssue({
+						code: "custom",
+						path: ["organizations", org, i],
+						message: "not a login listed in users",
+					});
 				}
 			});
 		}

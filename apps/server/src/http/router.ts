@@ -39,7 +39,7 @@ export interface RouterOptions extends SecurityHeaderOptions {
 	 * PUBLIC_URL's origin. A POST, PUT, PATCH or DELETE that carries an Origin header must carry
 	 * this one (403 origin-forbidden); browsers always send it, CLIs and agents send none.
 	 */
-	origin?: string;
+	origin?: string | (() => string);
 }
 
 type Segment = { kind: "literal"; value: string } | { kind: "param"; name: string } | { kind: "rest" };
