@@ -52,6 +52,15 @@ interface Route {
 }
 
 const UNSAFE = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+
+/**
+ * True when the request carries an Origin header other than ours. Browsers send Origin on
+ * writes and WebSocket upgrades; CLIs and agents send none, which is not foreign.
+ */
+export function isForeignOrigin(req: Request, ownOrigin: string): boolean {
+	const origin = req.headers.get("origin");
+	return origin !== null && origin !== ownOrigin;
+}
 const upgraded = new WeakSet<Response>();
 
 /** True for the placeholder a handler returns after a WebSocket upgrade; Bun must then get undefined. */
@@ -107,6 +116,7 @@ export class Router {
 		} catch (error) {
 			res = this.#errorResponse(req, url, error);
 		}
+		this.#options.log.debug("request", { method: req.method, path: url.pathname, status: res.status });
 		if (isUpgradeResponse(res)) return res;
 		if (req.method === "HEAD" && res.body)
 			res = new Response(null, { status: res.status, statusText: res.statusText, headers: res.headers });

@@ -161,8 +161,7 @@ describeStores("store", (t) => {
 		await scratchTable(t);
 		await t.store.transaction(async (tx) => {
 			await tx.sql`INSERT INTO scratch (id) VALUES (${"outer"})`;
-			const sql = tx.sql as import("bun").TransactionSQL;
-			await sql
+			await tx.sql
 				.savepoint(async (sp) => {
 					await sp`INSERT INTO scratch (id) VALUES (${"inner"})`;
 					throw new Error("undo inner");

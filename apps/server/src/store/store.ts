@@ -25,6 +25,11 @@ export interface Db {
 	one<S extends z.ZodType>(query: PromiseLike<unknown>, schema: S): Promise<z.output<S> | undefined>;
 }
 
+/** The `tx` of store.transaction(): a Db whose `sql` also has savepoint(). */
+export interface Tx extends Db {
+	readonly sql: TransactionSQL;
+}
+
 export interface Store extends Db {
 	/** Where the data lives, without a password: for logs and errors. */
 	readonly label: string;
@@ -34,7 +39,7 @@ export interface Store extends Db {
 	 * On SQLite every statement of the process waits while a transaction is open, so keep
 	 * network calls out of transactions.
 	 */
-	transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T>;
+	transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
 	/** Resolves when the database answers a query. */
 	ping(): Promise<void>;
 	/** Closes the connections; idempotent. */
@@ -96,8 +101,10 @@ async function openSqlite(path: string): Promise<Store> {
 	}
 	const raw = new SQL({ adapter: "sqlite", filename: path });
 	try {
-		await raw`PRAGMA journal_mode = WAL`;
 		await raw`PRAGMA busy_timeout = 5000`;
+		// Switching a new file to WAL needs an exclusive lock, and SQLite may answer SQLITE_BUSY at
+		// once, without its busy handler, while another starting process holds it: try again.
+		await retryWhileBusy(() => raw`PRAGMA journal_mode = WAL`);
 		await raw`PRAGMA foreign_keys = ON`;
 	} catch (error) {
 		await raw.close().catch(() => {});
@@ -122,6 +129,21 @@ async function openSqlite(path: string): Promise<Store> {
 			openSqliteFiles.delete(path);
 		},
 	});
+}
+
+/** Runs fn again while SQLite says the file is busy, for up to about 5 s (start-up only). */
+async function retryWhileBusy<T>(fn: () => PromiseLike<T>): Promise<T> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await fn();
+		} catch (error) {
+			const code = String((error as { code?: unknown }).code ?? "");
+			if (attempt >= 100 || !(code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")))
+				throw error;
+			// Real time on purpose: this waits for another process's lock, not for anything a test drives.
+			await Bun.sleep(10 + Math.floor(Math.random() * 40));
+		}
+	}
 }
 
 async function openPostgres(options: OpenStoreOptions, label: string): Promise<Store> {
@@ -173,12 +195,12 @@ function createStore(parts: StoreParts): Store {
 		sql,
 		many,
 		one,
-		async transaction<T>(fn: (tx: Db) => Promise<T>): Promise<T> {
+		async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
 			guardNotInTransaction();
 			const body = () =>
 				parts.begin(async (rawTx) => {
 					const scope = { active: true };
-					const tx: Db = { kind, sql: wrapSql(rawTx, { guard: false }), many, one };
+					const tx: Tx = { kind, sql: wrapSql(rawTx, { guard: false }), many, one };
 					try {
 						return await inTransaction.run(scope, () => fn(tx));
 					} finally {
