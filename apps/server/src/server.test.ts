@@ -77,8 +77,10 @@ describe("a real server", () => {
 		await server.context.store
 			.sql`INSERT INTO users ${server.context.store.sql({ login: "octocat", created_at: clock.now() })}`;
 
+		const publicUrl = server.context.config.publicUrl;
 		await server.restart();
 		expect(server.port).toBe(port);
+		expect(server.context.config.publicUrl).toBe(publicUrl);
 		expect(Buffer.from(server.context.secretKey.reveal()).toString("hex")).toBe(key);
 		expect(server.context.clock).toBe(clock);
 		const row = await server.context.store.one(server.context.store.sql`SELECT login, created_at FROM users`);

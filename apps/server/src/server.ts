@@ -3,6 +3,7 @@ import { systemClock } from "@chopin/agent-link/clock";
 import type { Server } from "bun";
 import type { Config } from "./config";
 import { type AppContext, type ContextOverrides, closeContext, createContext, runStopHooks } from "./context";
+import { HttpError } from "./http/errors";
 import { isUpgradeResponse, Router } from "./http/router";
 import type { SocketData } from "./http/sockets";
 import { registerRoutes } from "./routes";
@@ -54,6 +55,12 @@ export async function startServer(config: Config, overrides: StartOverrides = {}
 				return isUpgradeResponse(res) ? undefined : res;
 			},
 			websocket: context.sockets.handler(),
+			// The router answers every error itself; this only catches a failure outside it, and
+			// keeps Bun's development error page (with its stack trace) from ever being sent.
+			error: (error) => {
+				context.log.error("unhandled server error", { error });
+				return new HttpError(500, "internal", "Something went wrong on the server.").toResponse();
+			},
 		});
 	} catch (error) {
 		await closeContext(context);
