@@ -1,0 +1,102 @@
+// The one injected context: config, clock, store, logger, secret key, sockets. Built once at start; tests override its edges.
+import { type Clock, systemClock } from "@chopin/agent-link/clock";
+import type { Config } from "./config";
+import { ensureDataDir, loadSecretKey } from "./data-dir";
+import { SocketRegistry } from "./http/sockets";
+import { createLogger, type Logger } from "./log";
+import { Secret } from "./secret";
+import { migrate } from "./store/migrate";
+import { openStore, type Store } from "./store/store";
+import { VERSION } from "./version";
+
+export interface AppContext {
+	/**
+	 * The validated configuration. `publicUrl` is final once the server listens (port 0 is
+	 * replaced then): read it while handling a request, not while registering routes.
+	 */
+	readonly config: Config;
+	readonly clock: Clock;
+	readonly store: Store;
+	readonly log: Logger;
+	/** 32 bytes that encrypt secrets at rest (GitHub tokens). */
+	readonly secretKey: Secret<Uint8Array>;
+	readonly version: string;
+	/** Register WebSocket kinds here; routes upgrade with `ctx.upgrade({ kind, ... })`. */
+	readonly sockets: SocketRegistry;
+	/** For outbound HTTP (GitHub); tests may point it elsewhere. */
+	readonly fetch: typeof fetch;
+	/**
+	 * Runs fn when the server stops, before remaining sockets are closed and before the store
+	 * closes: the place to close a domain's sockets with its own code. Latest registered runs first.
+	 */
+	onStop(fn: () => void | Promise<void>): void;
+}
+
+/** What a test (or main) may supply instead of the defaults. */
+export interface ContextOverrides {
+	clock?: Clock;
+	/** A store the caller owns: it is migrated, but not closed at stop. */
+	store?: Store;
+	log?: Logger;
+	fetch?: typeof fetch;
+}
+
+interface Internals {
+	stopHooks: (() => void | Promise<void>)[];
+	ownsStore: boolean;
+}
+
+const internals = new WeakMap<AppContext, Internals>();
+
+/** Creates DATA_DIR, loads the secret key, opens and migrates the store. */
+export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
+	const clock = overrides.clock ?? systemClock();
+	const secrets = [config.github.clientSecret?.reveal()].filter((s): s is string => !!s);
+	const log = overrides.log ?? createLogger({ level: config.logLevel, clock, secrets });
+	ensureDataDir(config.dataDir);
+	const secretKey = new Secret(loadSecretKey({ dataDir: config.dataDir, secretKey: config.secretKey }));
+	const url =
+		config.database.kind === "postgres" ? config.database.url.reveal() : `sqlite://${config.database.path}`;
+	const store = overrides.store ?? (await openStore({ url }));
+	try {
+		const applied = await migrate(store, { now: () => clock.now() });
+		if (applied.length) log.info("migrations applied", { store: store.label, versions: applied });
+	} catch (error) {
+		if (!overrides.store) await store.close();
+		throw error;
+	}
+	const stopHooks: Internals["stopHooks"] = [];
+	const context: AppContext = {
+		// A copy: starting on port 0 fills in publicUrl, and the caller's config must stay as given.
+		config: { ...config },
+		clock,
+		store,
+		log,
+		secretKey,
+		version: VERSION,
+		sockets: new SocketRegistry(log),
+		fetch: overrides.fetch ?? fetch,
+		onStop: (fn) => {
+			stopHooks.push(fn);
+		},
+	};
+	internals.set(context, { stopHooks, ownsStore: !overrides.store });
+	return context;
+}
+
+/** Runs the onStop hooks, latest first; a failing hook is logged and the rest still run. */
+export async function runStopHooks(context: AppContext): Promise<void> {
+	const hooks = internals.get(context)?.stopHooks.splice(0) ?? [];
+	for (const hook of hooks.reverse()) {
+		try {
+			await hook();
+		} catch (error) {
+			context.log.error("stop hook failed", { error });
+		}
+	}
+}
+
+/** Closes what the context opened (the store, unless a test supplied it). */
+export async function closeContext(context: AppContext): Promise<void> {
+	if (internals.get(context)?.ownsStore) await context.store.close();
+}

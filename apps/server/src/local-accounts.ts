@@ -1,0 +1,82 @@
+// The schema of LOCAL_ACCOUNTS: who can sign in under AUTH_MODE=local and what each may do.
+import { z } from "zod";
+import { Secret } from "./secret";
+
+/** A GitHub-style login: letters, digits and single inner hyphens, at most 39 characters. */
+export const loginSchema = z
+	.string()
+	.regex(/^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/, "must be a GitHub-style login");
+
+/** `owner/name`, as GitHub spells a repository. */
+export const repositoryNameSchema = z
+	.string()
+	.regex(/^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}\/[A-Za-z0-9._-]{1,100}$/, "must be owner/name")
+	.refine((name) => !name.endsWith("/.") && !name.endsWith("/.."), "must be owner/name");
+
+export const permissionSchema = z.enum(["admin", "write", "read"]);
+export type Permission = z.infer<typeof permissionSchema>;
+
+const userSchema = z.strictObject({
+	login: loginSchema,
+	name: z.string().min(1).max(200).optional(),
+	password: z
+		.string()
+		.min(1)
+		.max(1000)
+		.transform((p) => new Secret(p))
+		.optional(),
+});
+
+export const localAccountsSchema = z
+	.strictObject({
+		users: z.array(userSchema).min(1, "must list at least one user"),
+		repositories: z.record(repositoryNameSchema, z.record(z.string(), permissionSchema)),
+		organizations: z.record(loginSchema, z.array(z.string())).default({}),
+	})
+	.superRefine((accounts, ctx) => {
+		const seen = new Set<string>();
+		const known = new Set<string>();
+		accounts.users.forEach((user, i) => {
+			const key = user.login.toLowerCase();
+			if (seen.has(key))
+				ctx.addIssue({
+					code: "custom",
+					path: ["users", i, "login"],
+					message: "the same login is listed twice",
+				});
+			seen.add(key);
+			known.add(user.login);
+		});
+		// Permissions name logins exactly as `users` spells them, so a typo is an error, not a silent denial.
+		for (const [repo, grants] of Object.entries(accounts.repositories)) {
+			for (const login of Object.keys(grants)) {
+				if (!known.has(login)) {
+					ctx.addIssue({
+						code: "custom",
+						path: ["repositories", repo, login],
+						message: "not a login listed in users",
+					});
+				}
+			}
+		}
+		for (const [org, members] of Object.entries(accounts.organizations)) {
+			members.forEach((login, i) => {
+				if (!known.has(login)) {
+					ctx.addIssue({
+						code: "custom",
+						path: ["organizations", org, i],
+						message: "not a login listed in users",
+					});
+				}
+			});
+		}
+	});
+
+export type LocalAccounts = z.output<typeof localAccountsSchema>;
+
+/** Used when LOCAL_ACCOUNTS is unset: one account, `demo`, administering `demo/score`. */
+export const DEFAULT_LOCAL_ACCOUNTS = {
+	users: [{ login: "demo", name: "Demo" }],
+	repositories: { "demo/score": { demo: "admin" } },
+	organizations: {},
+} as const satisfies z.input<typeof localAccountsSchema>;

@@ -1,0 +1,8 @@
+// Every route of the server, one register call per domain: add yours here.
+import type { AppContext } from "./context";
+import { registerHealthRoutes } from "./health";
+import type { Router } from "./http/router";
+
+export function registerRoutes(router: Router, ctx: AppContext): void {
+	registerHealthRoutes(router, ctx);
+}

@@ -1,0 +1,25 @@
+// Every migration, in order. Add a file `NNNN_<name>.ts` exporting `sql` and list it here; never edit a shipped one.
+import { sql as initial } from "./0001_initial";
+
+export interface Migration {
+	version: number;
+	name: string;
+	sql: string;
+}
+
+/** Keys are the file names; versions must run 1, 2, 3… with no gaps. */
+export const MIGRATIONS: readonly Migration[] = defineMigrations({
+	"0001_initial": initial,
+});
+
+export function defineMigrations(files: Record<string, string>): Migration[] {
+	const list = Object.entries(files).map(([file, sql]) => {
+		const m = /^(\d{4})_([a-z0-9_]+)$/.exec(file);
+		if (!m) throw new Error(`migration ${file} must be named NNNN_<name>`);
+		return { version: Number(m[1]), name: m[2]!, sql };
+	});
+	list.forEach((m, i) => {
+		if (m.version !== i + 1) throw new Error(`migration ${m.version} is out of order: expected ${i + 1}`);
+	});
+	return list;
+}
