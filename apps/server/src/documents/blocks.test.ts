@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { marked } from "marked";
 import {
 	type Block,
 	digestCount,
@@ -116,7 +117,9 @@ describe("splitBlocks", () => {
 
 	test("the digest is SHA-256 of the block's text as UTF-8, without its line break", () => {
 		const [block] = splitBlocks("Grüße 😀 漢字\n");
-		const hex = new Bun.CryptoHasher("sha256").update(new TextEncoder().encode("Grüße 😀 漢字")).digest("hex");
+		const hex = new Bun.CryptoHasher("sha256")
+			.update(new TextEncoder().encode("Grüße 😀 漢字"))
+			.digest("hex");
 		expect(block!.digest).toBe(`sha256:${hex}`);
 		expect(block!.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
 	});
@@ -212,12 +215,58 @@ describe("splitBlocks", () => {
 			let source = "";
 			const count = Math.floor(rnd() * 20);
 			for (let i = 0; i < count; i++) {
-				source += pieces[Math.floor(rnd() * pieces.length)]! + ["\n", "\r\n", "\n", "\r"][Math.floor(rnd() * 4)];
+				source +=
+					pieces[Math.floor(rnd() * pieces.length)]! + ["\n", "\r\n", "\n", "\r"][Math.floor(rnd() * 4)];
 			}
 			if (rnd() < 0.3) source = source.replace(/[\r\n]+$/, "");
 			const blocks = splitBlocks(source);
 			expect(retile(source, blocks)).toBe(source);
-			for (let i = 1; i < blocks.length; i++) expect(blocks[i]!.startLine).toBeGreaterThan(blocks[i - 1]!.endLine);
+			for (let i = 1; i < blocks.length; i++)
+				expect(blocks[i]!.startLine).toBeGreaterThan(blocks[i - 1]!.endLine);
+		}
+	});
+});
+
+describe("long lines", () => {
+	// What marked makes of the whole text, as [kind, first line, last line]: the reference for long lines.
+	function markedShape(source: string) {
+		const spans: [string, number, number][] = [];
+		let at = 0;
+		for (const token of marked.lexer(source)) {
+			const raw = token.raw;
+			const from = at + raw.search(/[^ \t\n]/);
+			const to = at + raw.trimEnd().length;
+			at += raw.length;
+			if (token.type === "space") continue;
+			const line = (i: number) => source.slice(0, i).split("\n").length;
+			spans.push([token.type, line(from), line(to - 1)]);
+		}
+		return spans;
+	}
+	const words = (n: number) => "lorem ipsum dolor sit amet ".repeat(n / 27 + 1).slice(0, n);
+	const cases: Record<string, string> = {
+		paragraphs: `${words(2500)}\n\n${words(1200)}\nnext line\n\nend\n`,
+		"wide table": `| ${Array.from({ length: 60 }, (_, i) => `column ${i} ${words(20)}`).join(" | ")} |\n|${"---|".repeat(60)}\n| ${"cell | ".repeat(60)}\n\nafter\n`,
+		"a table row that is not a table": `| ${"a | ".repeat(300)}\n|---|---|\n\nafter\n`,
+		"html comment on a long line": `<!-- ${words(3000)} -->\nstill html?\n\nparagraph\n`,
+		"unclosed comment": `<!-- ${words(3000)}\nmore\n-->\n\nparagraph\n`,
+		"setext headings": `${words(2000)}\n---\n\n${words(2000)}\n===\n\ntext\n`,
+		"list with long items": `- ${words(3000)}\n  - nested ${words(1500)}\n- short\n\n${words(1100)}\n`,
+		"block quote": `> ${words(2000)}\n> ${words(1500)}\n\nafter\n`,
+		"spaces then text": `${" ".repeat(1500)}x\n\nafter\n`,
+		"escaped pipes": `| a \\| b ${words(1500)} | c |\n|---|---|\n| 1 | 2 |\n`,
+	};
+	for (const [name, source] of Object.entries(cases)) {
+		test(`lines over 1,000 characters give marked's blocks: ${name}`, () => {
+			const blocks = splitBlocks(source);
+			expect(shape(blocks)).toEqual(markedShape(source));
+			expect(retile(source, blocks)).toBe(source);
+		});
+	}
+
+	test("a 50,000-character line, a deep quote and a deep list still split", () => {
+		for (const source of [words(50_000), "> ".repeat(20_000), "1. ".repeat(20_000), `${"x".repeat(50_000)}\n---\n`]) {
+			expect(retile(source, splitBlocks(source))).toBe(source);
 		}
 	});
 });
@@ -240,8 +289,14 @@ describe("finding a block again", () => {
 
 	test("resolveAnchor says where a question's cards go", () => {
 		expect(resolveAnchor(blocks, { index: 2, digest: blocks[2]!.digest }).block).toBe(blocks[2]!);
-		expect(resolveAnchor(blocks, { index: 1, digest: blocks[1]!.digest })).toEqual({ block: null, reason: "repeated" });
-		expect(resolveAnchor(blocks, { index: 2, digest: blocks[0]!.digest })).toEqual({ block: null, reason: "changed" });
+		expect(resolveAnchor(blocks, { index: 1, digest: blocks[1]!.digest })).toEqual({
+			block: null,
+			reason: "repeated",
+		});
+		expect(resolveAnchor(blocks, { index: 2, digest: blocks[0]!.digest })).toEqual({
+			block: null,
+			reason: "changed",
+		});
 		const edited = splitBlocks(source.replace("other", "other, edited"));
 		expect(resolveAnchor(edited, { index: 2, digest: blocks[2]!.digest }).reason).toBe("changed");
 		const isCard = (b: Block) => b.text.startsWith("# ");

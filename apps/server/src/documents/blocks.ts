@@ -1,6 +1,6 @@
 // A document's top-level Markdown blocks (line ranges, exact text, digests): the handles the Planner reads and edits by.
 import { createHash } from "node:crypto";
-import { getDefaults, Lexer } from "marked";
+import { getDefaults, Lexer, Tokenizer } from "marked";
 import { z } from "zod";
 
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
@@ -110,26 +110,67 @@ interface Span {
 }
 
 /**
- * Line spans of marked's top-level tokens. Offsets come from each token's raw length over the
- * CR-normalised text marked lexes; a span is then widened to whole lines. marked's raw text is
- * not always the source byte for byte (it can rewrite a trailing blank line), so spans only
- * borrow boundaries from it: tokens that would share a line are merged, which keeps the blocks
- * whole, ordered lines whatever the lexer does.
+ * marked 18's setext-heading rule backtracks quadratically on a long line (seconds for 20,000
+ * characters), and the lexer tries it at every paragraph. It can only match when an underline
+ * line (=== or ---) comes before the first blank line, so look for one first.
  */
-function tokenSpans(normalised: string, lines: LineTable): Span[] {
+class LinearTokenizer extends Tokenizer {
+	override lheading(src: string) {
+		const blank = /\n[ \t]*(?:\n|$)/.exec(src);
+		const region = blank ? src.slice(0, blank.index + 1) : `${src}\n`;
+		return /\n {0,3}(?:=+|-+)[ \t]*\n/.test(region) ? super.lheading(src) : undefined;
+	}
+}
+
+const LEXED_LINE_MAX = 1_000;
+// Characters kept from the middle of a long line: table pipes and escapes, and HTML block ends.
+const OTHER_TEXT_RUNS = /[^|\\<>\-?\]!]+/g;
+
+/**
+ * What marked lexes: lines over 1,000 characters keep their first 500 and last 200 characters,
+ * and between them, in order, at most 300 of the characters a block's extent can hang on (table
+ * pipes, escapes, HTML block ends), with each run of other text as one "x" or one space. The
+ * line count never changes, so token lines are source lines; regexes stay fast on long lines.
+ */
+function lexable(normalised: string): string {
+	if (normalised.length <= LEXED_LINE_MAX) return normalised;
+	return normalised
+		.split("\n")
+		.map((line) => {
+			if (line.length <= LEXED_LINE_MAX) return line;
+			const middle = line
+				.slice(500, -200)
+				.replace(OTHER_TEXT_RUNS, (run) => (/^[ \t]+$/.test(run) ? " " : "x"))
+				.slice(0, 300);
+			return line.slice(0, 500) + middle + line.slice(-200);
+		})
+		.join("\n");
+}
+
+/**
+ * Line spans of marked's top-level tokens. Offsets come from each token's raw length over the
+ * text marked lexes; a span is then widened to whole lines. marked's raw text is not always
+ * that text byte for byte (it can rewrite a trailing blank line), so spans only borrow
+ * boundaries from it: tokens that would share a line are merged, which keeps the blocks whole,
+ * ordered lines whatever the lexer does.
+ */
+function tokenSpans(normalised: string): Span[] {
+	const lexed = lexable(normalised);
+	const lines = lineTable(lexed);
 	let tokens: { type: string; raw: string }[];
 	try {
-		tokens = new Lexer(getDefaults()).blockTokens(normalised);
+		tokens = new Lexer({ ...getDefaults(), tokenizer: new LinearTokenizer() }).blockTokens(lexed);
 	} catch {
-		// marked throws on input it cannot make progress on; then runs of non-blank lines are the blocks.
-		return splitOnBlankLines(normalised, lines);
+		// marked throws on input it cannot get through (deeply nested quotes overflow the stack);
+		// then runs of non-blank lines are the blocks.
+		return splitOnBlankLines(lexed, lines);
 	}
 	const spans: Span[] = [];
 	const add = (kind: string, from: number, to: number) => {
 		let a = from;
-		while (a < to && isBlankChar(normalised.charCodeAt(a))) a++;
+		while (a < to && isBlankChar(lexed.charCodeAt(a))) a++;
 		let b = to - 1;
-		while (b >= a && isBlankChar(normalised.charCodeAt(b))) b--;
+		while (b >= a && isBlankChar(lexed.charCodeAt(b))) b--;
 		if (a > b) return;
 		const first = lineAt(lines, a);
 		const last = lineAt(lines, b);
@@ -139,11 +180,11 @@ function tokenSpans(normalised: string, lines: LineTable): Span[] {
 	};
 	let cursor = 0;
 	for (const token of tokens) {
-		const end = Math.min(cursor + token.raw.length, normalised.length);
+		const end = Math.min(cursor + token.raw.length, lexed.length);
 		if (token.type !== "space") add(token.type, cursor, end);
 		cursor = end;
 	}
-	if (cursor < normalised.length) add("paragraph", cursor, normalised.length);
+	if (cursor < lexed.length) add("paragraph", cursor, lexed.length);
 	return spans;
 }
 
@@ -174,7 +215,7 @@ function splitOnBlankLines(normalised: string, lines: LineTable): Span[] {
 export function splitBlocks(source: string): Block[] {
 	const lines = lineTable(source);
 	const normalised = source.replace(/\r\n?/g, "\n");
-	const spans = tokenSpans(normalised, lineTable(normalised));
+	const spans = tokenSpans(normalised);
 	return spans.map((span, index) => {
 		const start = lines.starts[span.first]!;
 		const end = lines.contentEnds[span.last]!;
