@@ -265,7 +265,12 @@ describe("long lines", () => {
 	}
 
 	test("a 50,000-character line, a deep quote and a deep list still split", () => {
-		for (const source of [words(50_000), "> ".repeat(20_000), "1. ".repeat(20_000), `${"x".repeat(50_000)}\n---\n`]) {
+		for (const source of [
+			words(50_000),
+			"> ".repeat(20_000),
+			"1. ".repeat(20_000),
+			`${"x".repeat(50_000)}\n---\n`,
+		]) {
 			expect(retile(source, splitBlocks(source))).toBe(source);
 		}
 	});

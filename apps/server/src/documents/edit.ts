@@ -130,7 +130,7 @@ function checkRef(blocks: Block[], ref: BlockRef, where: string): DocumentError 
 	if (!block) {
 		return new DocumentError(
 			"block-changed",
-			`${where} names block #${ref.index}, but the document now has ${blocks.length} blocks: it has changed since it was read.`,
+			`${where} names block #${ref.index}, but the document now has ${blocks.length} block${blocks.length === 1 ? "" : "s"}: it has changed since it was read.`,
 			hint,
 		);
 	}
