@@ -1,7 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
 import { DocumentError, splitBlocks } from "./blocks";
-import { buildReadView, READ_BUDGET_BYTES, type ReadArgs, readArgsSchema, renderReadView } from "./read-view";
+import {
+	buildReadView,
+	formatReadView,
+	READ_BUDGET_BYTES,
+	type ReadArgs,
+	readArgsSchema,
+	renderReadView,
+} from "./read-view";
 
 const doc = (source: string, extra: Partial<{ id: string; title: string; url: string }> = {}) => ({
 	id: "doc_1",
@@ -240,5 +247,19 @@ describe("budget", () => {
 		expect(renderReadView(doc(source), { offset: 501, limit: 1 })).toContain(
 			"blocks (#index lines kind digest, then how the block starts): 500 in all; 245 before and 244 after these are not listed (read with offset to see them)",
 		);
+	});
+});
+
+describe("the budget's edge", () => {
+	test("documents around the largest one result holds whole stay within the budget", () => {
+		// A one-letter tool makes a next: call shorter than "none, this is the end of the document".
+		let whole = 0;
+		for (let n = 15_000; n < 15_600; n++) {
+			const view = buildReadView(doc("x".repeat(n)), {}, { tool: "r" });
+			expect(Buffer.byteLength(formatReadView(view))).toBeLessThanOrEqual(READ_BUDGET_BYTES);
+			if (view.next === null) whole = n;
+		}
+		expect(whole).toBeGreaterThan(15_000);
+		expect(whole).toBeLessThan(15_599);
 	});
 });

@@ -292,7 +292,11 @@ function draft(
 		next: { ...call.fixedArgs, offset: big, column: big, ...(limit !== null ? { limit } : {}) },
 		blocks: { before: big, after: big, listed: [] },
 	};
-	let room = READ_BUDGET_BYTES - Buffer.byteLength(formatReadView(worst));
+	const reserved = Math.max(
+		Buffer.byteLength(formatReadView(worst)),
+		Buffer.byteLength(formatReadView({ ...worst, next: null })),
+	);
+	let room = READ_BUDGET_BYTES - reserved;
 
 	// Lines go in one by one with the blocks they start, so every line shown has its block listed.
 	let firstListed = blocks.findIndex((b) => b.endLine > firstLine);
