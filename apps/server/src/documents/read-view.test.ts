@@ -153,6 +153,9 @@ describe("offset, limit and column", () => {
 			{ tool: "read_child", fixedArgs: { document: "doc_9" } },
 		);
 		expect(parse(view).next).toBe('read_child {"document":"doc_9","offset":3,"limit":2}');
+		// read_child's own arguments may come along; only the paging ones are checked here.
+		const args = { document: "doc_9", offset: 3, limit: 2 } as ReadArgs;
+		expect(buildReadView(doc(source), args, { tool: "read_child" }).text).toBe("line 2\n\n");
 	});
 });
 

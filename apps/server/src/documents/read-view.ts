@@ -204,7 +204,8 @@ function validate(
 	source: string,
 	tool: string,
 ): { line: number; at: number } {
-	const parsed = readArgsSchema.safeParse(args);
+	// Only the paging arguments: read_child's own (its document) are its caller's to check.
+	const parsed = readArgsSchema.safeParse({ offset: args.offset, limit: args.limit, column: args.column });
 	if (!parsed.success) {
 		const issue = parsed.error.issues[0]!;
 		throw new DocumentError(
