@@ -53,6 +53,8 @@ export class Sessions {
 	readonly #live: LiveSignIns;
 	readonly #resolving = new Map<string, Promise<LiveSignIn | null>>();
 	readonly #touched = new Map<string, number>();
+	/** Ends started by timers and authorization events, awaited by settled() and close(). */
+	readonly #pending = new Set<Promise<unknown>>();
 	readonly #onSignIn: Listeners<(signIn: LiveSignIn) => void> = new Set();
 	readonly #onSignOut: Listeners<(login: string, sessionId: string) => void> = new Set();
 	readonly #onExpired: Listeners<(login: string, sessionId: string, reason: SessionEndReason) => void> =
@@ -60,9 +62,9 @@ export class Sessions {
 
 	constructor(deps: SessionsDeps) {
 		this.#deps = deps;
-		this.#live = new LiveSignIns(deps.clock, (entry) => {
-			void this.end(entry.sessionId, "expired");
-		});
+		this.#live = new LiveSignIns(deps.clock, (entry) =>
+			this.#background(this.end(entry.sessionId, "expired")),
+		);
 	}
 
 	/** Makes a session for a fresh sign-in; returns the cookie value (shown once, stored only as its digest). */
@@ -124,16 +126,22 @@ export class Sessions {
 	async end(sessionId: string, reason: SessionEndReason): Promise<boolean> {
 		const entry = this.#live.remove(sessionId);
 		this.#touched.delete(sessionId);
+		// A live session's listeners hear it at once, before the row is gone: the agent endpoint
+		// releases what rested on it without waiting for the database.
+		if (entry) this.#ended(entry.login, sessionId, reason, entry);
 		const rows = await this.#deps.store.many(
 			this.#deps.store.sql`DELETE FROM browser_sessions WHERE id_digest = ${sessionId} RETURNING login`,
 		);
-		const login = entry?.login ?? (rows[0]?.login as string | undefined);
-		if (!login) return false;
+		const login = rows[0]?.login as string | undefined;
+		if (!entry && login) this.#ended(login, sessionId, reason);
+		return Boolean(entry || login);
+	}
+
+	#ended(login: string, sessionId: string, reason: SessionEndReason, entry?: LiveSignIn): void {
 		if (entry?.authorization instanceof GitHubAuthorization) entry.authorization.end();
 		this.#deps.log.info("session ended", { login, reason });
 		if (reason === "sign-out") for (const fn of this.#onSignOut) this.#call(() => fn(login, sessionId));
 		else for (const fn of this.#onExpired) this.#call(() => fn(login, sessionId, reason));
-		return true;
 	}
 
 	/**
@@ -177,9 +185,22 @@ export class Sessions {
 		return rows.length;
 	}
 
-	/** Stops the expiry timers (the server is stopping). */
-	close(): void {
+	/** Resolves once the ends that timers and authorization events started have reached the store. */
+	async settled(): Promise<void> {
+		while (this.#pending.size) await Promise.allSettled([...this.#pending]);
+	}
+
+	/** Stops the expiry timers and waits for ends under way (the server is stopping; the store closes next). */
+	async close(): Promise<void> {
 		this.#live.clear();
+		await this.settled();
+	}
+
+	#background(work: Promise<unknown>): void {
+		const tracked = work
+			.catch((error: unknown) => this.#deps.log.error("ending a session failed", { error }))
+			.finally(() => this.#pending.delete(tracked));
+		this.#pending.add(tracked);
 	}
 
 	async #resolve(id: string): Promise<LiveSignIn | null> {
