@@ -82,6 +82,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 	const sessions = new Sessions({ store, clock, log, identity, ttlMs: config.sessionTtlMs });
 	// Timers of live sessions must not outlive the server.
 	stopHooks.push(() => sessions.close());
+	// Sessions that expired while no process watched them: their rows go now.
+	const swept = await sessions.sweep();
+	if (swept) log.info("expired sessions deleted", { count: swept });
 	const context: AppContext = {
 		// A copy: starting on port 0 fills in publicUrl, and the caller's config must stay as given.
 		config: { ...config },

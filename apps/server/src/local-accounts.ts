@@ -60,7 +60,8 @@ export const localAccountsSchema = z
 		const known = new Set<string>();
 		const tokens = new Set<string>();
 		accounts.users.forEach((user, i) => {
-			const token = user.token?.reveal();
+			// Zod runs this check even when a field failed its own (the token then is no Secret yet).
+			const token = user.token instanceof Secret ? user.token.reveal() : undefined;
 			if (token !== undefined) {
 				// Two accounts with one bearer would make the bearer name nobody for sure.
 				if (tokens.has(token))

@@ -53,6 +53,8 @@ export class Sessions {
 	readonly #live: LiveSignIns;
 	readonly #resolving = new Map<string, Promise<LiveSignIn | null>>();
 	readonly #touched = new Map<string, number>();
+	/** Sessions being ended: a request meanwhile must not find the row and make it live again. */
+	readonly #ending = new Set<string>();
 	/** Ends started by timers and authorization events, awaited by settled() and close(). */
 	readonly #pending = new Set<Promise<unknown>>();
 	readonly #onSignIn: Listeners<(signIn: LiveSignIn) => void> = new Set();
@@ -126,15 +128,20 @@ export class Sessions {
 	async end(sessionId: string, reason: SessionEndReason): Promise<boolean> {
 		const entry = this.#live.remove(sessionId);
 		this.#touched.delete(sessionId);
+		this.#ending.add(sessionId);
 		// A live session's listeners hear it at once, before the row is gone: the agent endpoint
 		// releases what rested on it without waiting for the database.
 		if (entry) this.#ended(entry.login, sessionId, reason, entry);
-		const rows = await this.#deps.store.many(
-			this.#deps.store.sql`DELETE FROM browser_sessions WHERE id_digest = ${sessionId} RETURNING login`,
-		);
-		const login = rows[0]?.login as string | undefined;
-		if (!entry && login) this.#ended(login, sessionId, reason);
-		return Boolean(entry || login);
+		try {
+			const rows = await this.#deps.store.many(
+				this.#deps.store.sql`DELETE FROM browser_sessions WHERE id_digest = ${sessionId} RETURNING login`,
+			);
+			const login = rows[0]?.login as string | undefined;
+			if (!entry && login) this.#ended(login, sessionId, reason);
+			return Boolean(entry || login);
+		} finally {
+			this.#ending.delete(sessionId);
+		}
 	}
 
 	#ended(login: string, sessionId: string, reason: SessionEndReason, entry?: LiveSignIn): void {
@@ -205,6 +212,7 @@ export class Sessions {
 
 	async #resolve(id: string): Promise<LiveSignIn | null> {
 		const { store, clock } = this.#deps;
+		if (this.#ending.has(id)) return null;
 		const row = await store.one(
 			store.sql`
 				SELECT s.id_digest, s.login, s.expires_at, s.last_seen_at, s.github_access_enc, s.github_refresh_enc,
@@ -248,6 +256,8 @@ export class Sessions {
 			await this.end(id, "revoked");
 			return null;
 		}
+		// Ended while this request restored it: it stays ended.
+		if (this.#ending.has(id)) return null;
 		// Another request may have made it live while this one restored: keep the first.
 		return this.#live.get(id) ?? this.#goLive(id, row.login, authorization, row.expires_at, row);
 	}
@@ -275,11 +285,7 @@ export class Sessions {
 	): LiveSignIn {
 		if (authorization instanceof GitHubAuthorization) {
 			authorization.onRenewed(() => this.#persistRenewal(id, authorization));
-			authorization.onEnded(() => {
-				void this.end(id, "revoked").catch((error) =>
-					this.#deps.log.error("ending a session failed", { error }),
-				);
-			});
+			authorization.onEnded(() => this.#background(this.end(id, "revoked")));
 		}
 		return this.#live.add({
 			sessionId: id,
