@@ -3,8 +3,6 @@
 export type IdentityErrorCode =
 	/** Missing, malformed or rejected credentials (HTTP 401). */
 	| "unauthorized"
-	/** GitHub refused the call for a reason other than the credential (HTTP 403). */
-	| "forbidden"
 	/** GitHub failed, rate-limited us, or could not be reached: retry later (HTTP 503). */
 	| "unavailable"
 	/** A stored authorization can no longer be renewed: its person must sign in (or pair) again. */

@@ -116,7 +116,9 @@ export async function requirePermission(
 		permission = await ctx.identity.permission(user.authorization, repository);
 	} catch (error) {
 		if (isIdentityError(error, "unavailable")) throw githubUnavailable(error.retryAfterMs);
-		if (isIdentityError(error, "authorization-expired")) throw signInRequired();
+		if (isIdentityError(error, "authorization-expired") || isIdentityError(error, "unauthorized")) {
+			throw signInRequired();
+		}
 		throw error;
 	}
 	if (permission === "none") {
