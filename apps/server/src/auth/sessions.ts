@@ -211,16 +211,9 @@ export class Sessions {
 	}
 
 	async #resolve(id: string): Promise<LiveSignIn | null> {
-		const { store, clock } = this.#deps;
+		const { clock } = this.#deps;
 		if (this.#ending.has(id)) return null;
-		const row = await store.one(
-			store.sql`
-				SELECT s.id_digest, s.login, s.expires_at, s.last_seen_at, s.github_access_enc, s.github_refresh_enc,
-					s.github_expires_at, s.github_refresh_expires_at, u.github_id, u.name, u.avatar_url
-				FROM browser_sessions s JOIN users u ON u.login = s.login
-				WHERE s.id_digest = ${id}`,
-			sessionRowSchema,
-		);
+		const row = await this.#row(id);
 		const live = this.#live.get(id);
 		if (!row) {
 			// Signed out on another process (or never existed): forget it here too.
@@ -240,14 +233,9 @@ export class Sessions {
 		let authorization: Authorization;
 		try {
 			authorization = await this.#deps.identity.restore(this.#stored(row), binding(id), {
+				// Another process may have renewed this session's pair a moment ago: its row has the pair that works.
 				reload: async () => {
-					const fresh = await store.one(
-						store.sql`
-							SELECT s.id_digest, s.login, s.expires_at, s.last_seen_at, s.github_access_enc, s.github_refresh_enc,
-								s.github_expires_at, s.github_refresh_expires_at, u.github_id, u.name, u.avatar_url
-							FROM browser_sessions s JOIN users u ON u.login = s.login WHERE s.id_digest = ${id}`,
-						sessionRowSchema,
-					);
+					const fresh = await this.#row(id);
 					return fresh ? this.#stored(fresh) : undefined;
 				},
 			});
@@ -260,6 +248,18 @@ export class Sessions {
 		if (this.#ending.has(id)) return null;
 		// Another request may have made it live while this one restored: keep the first.
 		return this.#live.get(id) ?? this.#goLive(id, row.login, authorization, row.expires_at, row);
+	}
+
+	#row(id: string): Promise<SessionRow | undefined> {
+		const { store } = this.#deps;
+		return store.one(
+			store.sql`
+				SELECT s.id_digest, s.login, s.expires_at, s.last_seen_at, s.github_access_enc, s.github_refresh_enc,
+					s.github_expires_at, s.github_refresh_expires_at, u.github_id, u.name, u.avatar_url
+				FROM browser_sessions s JOIN users u ON u.login = s.login
+				WHERE s.id_digest = ${id}`,
+			sessionRowSchema,
+		);
 	}
 
 	#stored(row: SessionRow): StoredAuthorization {
