@@ -251,6 +251,54 @@ describe("AUTH_MODE and accounts", () => {
 		expectRefused({ LOCAL_ACCOUNTS: "@/etc/accounts.json" }, "LOCAL_ACCOUNTS", /not read/);
 	});
 
+	test("LOCAL_ACCOUNTS users may have a passwordHash (not with password) and a development token", () => {
+		const config = load({
+			LOCAL_ACCOUNTS: JSON.stringify({
+				users: [
+					{ login: "a", passwordHash: "$argon2id$v=19$m=65536,t=2,p=1$c2FsdA$aGFzaA" },
+					{ login: "b", token: "b-dev-token-0123456789" },
+				],
+				repositories: {},
+			}),
+		});
+		expect(config.localAccounts?.users[0]?.passwordHash?.reveal()).toStartWith("$argon2id$");
+		expect(config.localAccounts?.users[1]?.token?.reveal()).toBe("b-dev-token-0123456789");
+		expect(JSON.stringify(config)).not.toContain("b-dev-token");
+		const user = (u: object) => JSON.stringify({ users: [{ login: "a", ...u }], repositories: {} });
+		expectRefused({ LOCAL_ACCOUNTS: user({ passwordHash: "plain" }) }, "LOCAL_ACCOUNTS", /argon2 or bcrypt/);
+		expectRefused(
+			{ LOCAL_ACCOUNTS: user({ password: "x", passwordHash: "$2b$10$abcdefghijklmnopqrstuv" }) },
+			"LOCAL_ACCOUNTS",
+			/not both/,
+		);
+		expectRefused({ LOCAL_ACCOUNTS: user({ token: "short" }) }, "LOCAL_ACCOUNTS", /at least 16/);
+		expectRefused(
+			{ LOCAL_ACCOUNTS: user({ token: "has a space in it ok" }) },
+			"LOCAL_ACCOUNTS",
+			/without spaces/,
+		);
+		const twice = JSON.stringify({
+			users: [
+				{ login: "a", token: "same-token-0123456789" },
+				{ login: "b", token: "same-token-0123456789" },
+			],
+			repositories: {},
+		});
+		const error = expectRefused(
+			{ LOCAL_ACCOUNTS: twice },
+			"LOCAL_ACCOUNTS",
+			/users\[1\]\.token: another user has the same token/,
+		);
+		expect(error.message).not.toContain("same-token");
+	});
+
+	test("SESSION_TTL_MS defaults to 30 days and takes one minute to a year", () => {
+		expect(load({}).sessionTtlMs).toBe(30 * 24 * 3_600_000);
+		expect(load({ SESSION_TTL_MS: "60000" }).sessionTtlMs).toBe(60_000);
+		expectRefused({ SESSION_TTL_MS: "59999" }, "SESSION_TTL_MS");
+		expectRefused({ SESSION_TTL_MS: "1d" }, "SESSION_TTL_MS");
+	});
+
 	test("a password in a refused LOCAL_ACCOUNTS is never echoed", () => {
 		const error = refusal({
 			LOCAL_ACCOUNTS: '{"users":[{"login":"a","password":"pw-secret"}],"repositories":{},"x":1}',

@@ -1,5 +1,7 @@
 // The one injected context: config, clock, store, logger, secret key, sockets. Built once at start; tests override its edges.
 import { type Clock, systemClock } from "@chopin/agent-link/clock";
+import { createIdentity, type Identity } from "./auth/identity";
+import { Sessions } from "./auth/sessions";
 import type { Config } from "./config";
 import { ensureDataDir, loadSecretKey } from "./data-dir";
 import { SocketRegistry } from "./http/sockets";
@@ -25,6 +27,10 @@ export interface AppContext {
 	readonly sockets: SocketRegistry;
 	/** For outbound HTTP (GitHub); tests may point it elsewhere. */
 	readonly fetch: typeof fetch;
+	/** Sign-in, bearers, permissions and admission, for AUTH_MODE (auth/identity.ts). */
+	readonly identity: Identity;
+	/** Browser sessions and the live sign-ins of this process (auth/sessions.ts). */
+	readonly sessions: Sessions;
 	/**
 	 * Runs fn when the server stops, before remaining sockets are closed and before the store
 	 * closes: the place to close a domain's sockets with its own code. Latest registered runs first.
@@ -51,7 +57,12 @@ const internals = new WeakMap<AppContext, Internals>();
 /** Creates DATA_DIR, loads the secret key, opens and migrates the store. */
 export async function createContext(config: Config, overrides: ContextOverrides = {}): Promise<AppContext> {
 	const clock = overrides.clock ?? systemClock();
-	const secrets = [config.github.clientSecret?.reveal()].filter((s): s is string => !!s);
+	// Configured secrets are masked in every log line besides the token shapes redactTokens knows.
+	// Not local passwords: nothing logs them, and masking a short word everywhere would garble the log.
+	const secrets = [
+		config.github.clientSecret?.reveal(),
+		...(config.localAccounts?.users ?? []).map((u) => u.token?.reveal()),
+	].filter((s): s is string => !!s);
 	const log = overrides.log ?? createLogger({ level: config.logLevel, clock, secrets });
 	ensureDataDir(config.dataDir);
 	const secretKey = new Secret(loadSecretKey({ dataDir: config.dataDir, secretKey: config.secretKey }));
@@ -66,6 +77,14 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 		throw error;
 	}
 	const stopHooks: Internals["stopHooks"] = [];
+	const outbound = overrides.fetch ?? fetch;
+	const identity = createIdentity({ config, clock, log, fetch: outbound, secretKey, version: VERSION });
+	const sessions = new Sessions({ store, clock, log, identity, ttlMs: config.sessionTtlMs });
+	// Timers of live sessions must not outlive the server.
+	stopHooks.push(() => sessions.close());
+	// Sessions that expired while no process watched them: their rows go now.
+	const swept = await sessions.sweep();
+	if (swept) log.info("expired sessions deleted", { count: swept });
 	const context: AppContext = {
 		// A copy: starting on port 0 fills in publicUrl, and the caller's config must stay as given.
 		config: { ...config },
@@ -75,7 +94,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 		secretKey,
 		version: VERSION,
 		sockets: new SocketRegistry(log),
-		fetch: overrides.fetch ?? fetch,
+		fetch: outbound,
+		identity,
+		sessions,
 		onStop: (fn) => {
 			stopHooks.push(fn);
 		},

@@ -16,16 +16,38 @@ export const repositoryNameSchema = z
 export const permissionSchema = z.enum(["admin", "write", "read"]);
 export type Permission = z.infer<typeof permissionSchema>;
 
-const userSchema = z.strictObject({
-	login: loginSchema,
-	name: z.string().min(1).max(200).optional(),
-	password: z
-		.string()
-		.min(1)
-		.max(1000)
-		.transform((p) => new Secret(p))
-		.optional(),
-});
+/** A hash Bun.password makes and verifies: argon2id, argon2i, argon2d or bcrypt, in PHC/modular form. */
+const passwordHashSchema = z
+	.string()
+	.max(1000)
+	.regex(/^\$(?:argon2(?:id|i|d)|2[abxy]?)\$\S+$/, "must be an argon2 or bcrypt hash from Bun.password.hash")
+	.transform((h) => new Secret(h));
+
+const userSchema = z
+	.strictObject({
+		login: loginSchema,
+		name: z.string().min(1).max(200).optional(),
+		/** Plain text, for a laptop demo; prefer passwordHash anywhere else. */
+		password: z
+			.string()
+			.min(1)
+			.max(1000)
+			.transform((p) => new Secret(p))
+			.optional(),
+		passwordHash: passwordHashSchema.optional(),
+		/** A bearer this account's agents may send instead of a GitHub token (development only). */
+		token: z
+			.string()
+			.min(16, "must be at least 16 characters")
+			.max(256)
+			.regex(/^[\x21-\x7e]+$/, "must be printable ASCII without spaces")
+			.transform((t) => new Secret(t))
+			.optional(),
+	})
+	.refine((user) => !(user.password && user.passwordHash), {
+		message: "give password or passwordHash, not both",
+		path: ["passwordHash"],
+	});
 
 export const localAccountsSchema = z
 	.strictObject({
@@ -36,7 +58,20 @@ export const localAccountsSchema = z
 	.superRefine((accounts, ctx) => {
 		const seen = new Set<string>();
 		const known = new Set<string>();
+		const tokens = new Set<string>();
 		accounts.users.forEach((user, i) => {
+			// Zod runs this check even when a field failed its own (the token then is no Secret yet).
+			const token = user.token instanceof Secret ? user.token.reveal() : undefined;
+			if (token !== undefined) {
+				// Two accounts with one bearer would make the bearer name nobody for sure.
+				if (tokens.has(token))
+					ctx.addIssue({
+						code: "custom",
+						path: ["users", i, "token"],
+						message: "another user has the same token",
+					});
+				tokens.add(token);
+			}
 			const key = user.login.toLowerCase();
 			if (seen.has(key))
 				ctx.addIssue({

@@ -6,7 +6,7 @@ import { jsonResponse } from "./responses";
 import { Router } from "./router";
 import { API_CSP } from "./security-headers";
 
-function setup(options: { origin?: string; pageCsp?: string } = {}) {
+function setup(options: { origin?: string | (() => string); pageCsp?: string } = {}) {
 	const lines: Record<string, unknown>[] = [];
 	const log = createLogger({ write: (l) => lines.push(JSON.parse(l)) });
 	const router = new Router({ maxBodyBytes: 1024, log, ...options });
@@ -185,6 +185,20 @@ describe("the Origin check", () => {
 		expect((await post({ origin: "null" })).status).toBe(403);
 		expect((await post({ origin })).status).toBe(201);
 		expect((await post({})).status).toBe(201);
+	});
+
+	test("the origin may be a function, read at each request (PUBLIC_URL is final only once listening)", async () => {
+		let current = "http://localhost:0";
+		const { router } = setup({ origin: () => current });
+		router.post("/api/things", () => jsonResponse({ ok: true }, { status: 201 }));
+		current = origin;
+		const res = await get(router, "/api/things", { method: "POST", headers: { origin } });
+		expect(res.status).toBe(201);
+		const refused = await get(router, "/api/things", {
+			method: "POST",
+			headers: { origin: "http://localhost:0" },
+		});
+		expect(await refused.json()).toMatchObject({ hint: `Open ${origin} instead.` });
 	});
 
 	test("reads are not checked (WebSocket routes check Origin themselves)", async () => {

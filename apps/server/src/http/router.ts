@@ -164,12 +164,14 @@ export class Router {
 
 	#checkOrigin(req: Request): void {
 		const origin = req.headers.get("origin");
-		if (origin === null || this.#options.origin === undefined || origin === this.#options.origin) return;
+		// A function is read per request: PUBLIC_URL is final only once the server listens.
+		const own = typeof this.#options.origin === "function" ? this.#options.origin() : this.#options.origin;
+		if (origin === null || own === undefined || origin === own) return;
 		throw new HttpError(
 			403,
 			"origin-forbidden",
 			"This request comes from another site.",
-			`Open ${this.#options.origin} instead.`,
+			`Open ${own} instead.`,
 		);
 	}
 
