@@ -16,7 +16,11 @@ for (const runtime of RUNTIMES) {
 			async () => {
 				const checkout = { origin: "git@github.com:octo-org/score.git", branch: "plan", head: "abc123" };
 				const catalog = { models: { available: [{ id: "gpt-5.1", name: "GPT-5.1" }] } };
-				const result = contract.run("connect", { features: ["capability-catalog"], checkout, capabilities: catalog });
+				const result = contract.run("connect", {
+					features: ["capability-catalog"],
+					checkout,
+					capabilities: catalog,
+				});
 				const connection = await contract.server.nextConnection();
 				expect(connection.headers["sec-websocket-protocol"]).toBe("chopin.agent.v1");
 				expect(connection.headers.authorization).toBe(`Bearer ${TOKEN}`);
@@ -47,7 +51,7 @@ for (const runtime of RUNTIMES) {
 		test(
 			"a link that drops with resumable-sessions granted settles closed with a resume",
 			async () => {
-				const result = contract.run("connect", { then: "closed" });
+				const result = contract.run("connect", { until: "closed" });
 				const connection = await contract.server.nextConnection();
 				await connection.attach();
 				connection.close(1001, "unresponsive");
@@ -62,7 +66,7 @@ for (const runtime of RUNTIMES) {
 		test(
 			"resumable: false asks for neither resumable-sessions nor restart-notice, and a drop keeps nothing",
 			async () => {
-				const result = contract.run("connect", { resumable: false, then: "closed" });
+				const result = contract.run("connect", { resumable: false, until: "closed" });
 				const connection = await contract.server.nextConnection();
 				expect(connection.headers["chopin-agent-features"]).toBe("run-stage-deltas");
 				await connection.attach();
@@ -77,7 +81,7 @@ for (const runtime of RUNTIMES) {
 		test(
 			"attached without features, from a server before them, grants none",
 			async () => {
-				const result = contract.run("connect", { then: "closed" });
+				const result = contract.run("connect", { until: "closed" });
 				const connection = await contract.server.nextConnection();
 				await connection.expect("attach");
 				connection.send({
@@ -86,7 +90,10 @@ for (const runtime of RUNTIMES) {
 					document: { id: "doc-1", title: "Plan", repository: "octo-org/score" },
 				});
 				connection.close(1001, "unresponsive");
-				const outcome = (await result) as { attached: { features: string[] }; closed: Record<string, unknown> };
+				const outcome = (await result) as {
+					attached: { features: string[] };
+					closed: Record<string, unknown>;
+				};
 				expect(outcome.attached.features).toEqual([]);
 				// Without resumable-sessions granted, the drop keeps nothing.
 				expect(outcome.closed).toEqual({ code: 1001, reason: "unresponsive" });

@@ -3,10 +3,10 @@
  * server, and everything closed after it.
  */
 import { afterAll, afterEach, beforeAll, beforeEach } from "bun:test";
+import { makeRunner, type Runner, type RuntimeName } from "./runtimes";
 import type { Json } from "./scenario";
 import type { ScenarioName } from "./scenarios";
 import { ScriptedServer } from "./scripted-server";
-import { makeRunner, type Runner, type RuntimeName } from "./runtimes";
 
 export { RUNTIMES } from "./runtimes";
 

@@ -63,6 +63,7 @@ export function noisePng(width: number, height: number, seed = 0x2545f491): Uint
 /** Standard base64 of bytes, without Buffer (absent from some runtimes the client targets). */
 export function toBase64(bytes: Uint8Array): string {
 	let binary = "";
-	for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+	for (let i = 0; i < bytes.length; i += 0x8000)
+		binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
 	return btoa(binary);
 }

@@ -76,7 +76,7 @@ for (const runtime of RUNTIMES) {
 		test(
 			"refused after attached (access-revoked) ends the link with the refusal and nothing to resume",
 			async () => {
-				const result = contract.run("connect", { then: "closed" });
+				const result = contract.run("connect", { until: "closed" });
 				const connection = await contract.server.nextConnection();
 				await connection.attach();
 				const message = "A repository writer reset this document's connection.";
@@ -94,7 +94,7 @@ for (const runtime of RUNTIMES) {
 		test(
 			"an error from the server ends the link with it and nothing to resume",
 			async () => {
-				const result = contract.run("connect", { then: "closed" });
+				const result = contract.run("connect", { until: "closed" });
 				const connection = await contract.server.nextConnection();
 				await connection.attach();
 				connection.send({ type: "error", code: "protocol", message: "A second attach." });

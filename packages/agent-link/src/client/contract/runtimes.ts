@@ -3,10 +3,11 @@
  * (the client and scenarios bundled for node with Bun.build, ws as the WebSocket class). Both
  * return the scenario's JSON result; the scripted server and the assertions stay in the test.
  */
-import type { Subprocess } from "bun";
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Subprocess } from "bun";
 import * as client from "../index";
 import type { Json, ScenarioTarget } from "./scenario";
 import { SCENARIOS, type ScenarioName } from "./scenarios";
@@ -38,7 +39,11 @@ function bunRunner(): Runner {
 
 async function nodeRunner(): Promise<Runner> {
 	const dir = mkdtempSync(join(tmpdir(), "agent-link-contract-"));
-	const built = await Bun.build({ entrypoints: [join(import.meta.dir, "node-entry.ts")], target: "node", outdir: dir });
+	const built = await Bun.build({
+		entrypoints: [join(import.meta.dir, "node-entry.ts")],
+		target: "node",
+		outdir: dir,
+	});
 	if (!built.success) {
 		rmSync(dir, { recursive: true, force: true });
 		throw new Error(`The Node.js bundle failed: ${built.logs.map(String).join("\n")}`);

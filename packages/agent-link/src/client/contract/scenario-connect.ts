@@ -12,8 +12,8 @@ export interface ConnectParams {
 	/** A different bearer than the target's (for a refused upgrade). */
 	token?: string;
 	capabilities?: Record<string, unknown>;
-	/** detach (default) or wait until the server closes. */
-	then?: "detach" | "closed";
+	/** detach (default), or wait until the server closes. */
+	until?: "detach" | "closed";
 }
 
 export const connectScenario: Scenario = async ({ client, target, WebSocket, params }) => {
@@ -36,7 +36,7 @@ export const connectScenario: Scenario = async ({ client, target, WebSocket, par
 			},
 		});
 		if (p.capabilities) link.reportCapabilities(p.capabilities);
-		const closed = await (p.then === "closed" ? link.closed : link.detach());
+		const closed = await (p.until === "closed" ? link.closed : link.detach());
 		return strip({ attached: link.attached, closed: closedSummary(closed) });
 	} catch (error) {
 		return { error: errorSummary(error, token) };

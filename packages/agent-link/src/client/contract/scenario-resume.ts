@@ -8,7 +8,14 @@ import { ManualClock } from "../../clock";
 import type { AgentLink } from "../link";
 import type { QuestionResult } from "../questions";
 import type { Session } from "../session";
-import { closedSummary, errorSummary, type Json, type Scenario, type ScenarioContext, strip } from "./scenario";
+import {
+	closedSummary,
+	errorSummary,
+	type Json,
+	type Scenario,
+	type ScenarioContext,
+	strip,
+} from "./scenario";
 
 export interface ResumeParams {
 	/** How many sessions to wait for; each asks question once started. */
@@ -61,7 +68,8 @@ async function connectAndAsk(context: ScenarioContext, log: Json[], clock?: Manu
 	return { link, options, answers };
 }
 
-const settled = (answers: Promise<QuestionResult>[]) => Promise.all(answers).then((results) => strip(results));
+const settled = (answers: Promise<QuestionResult>[]) =>
+	Promise.all(answers).then((results) => strip(results));
 
 export const resumeScenario: Scenario = async (context) => {
 	const log: Json[] = [];
@@ -79,7 +87,12 @@ export const resumeScenario: Scenario = async (context) => {
 		second = await context.client.connectAgent({ ...first.options, resume: dropped.resume });
 	} catch (error) {
 		// A refusal that ends the resume settles the questions at once, so they can be read here.
-		return strip({ log, error: summary(error), results: await settled(first.answers), usable: dropped.resume?.usable });
+		return strip({
+			log,
+			error: summary(error),
+			results: await settled(first.answers),
+			usable: dropped.resume?.usable,
+		});
 	}
 	log.push({ event: "resumed", sessions: [...second.sessions.keys()] });
 	const results = await settled(first.answers);
@@ -107,8 +120,10 @@ export const restartScenario: Scenario = async (context) => {
 			clock,
 			backoff: Backoff.schedule([p.backoffMs ?? 5_000]),
 			onEvent(event) {
-				if (event.type === "attempt") log.push({ event: "attempt", attempt: event.attempt, at: clock.now() - start });
-				if (event.type === "failed") log.push({ event: "failed", attempt: event.attempt, error: summary(event.error) });
+				if (event.type === "attempt")
+					log.push({ event: "attempt", attempt: event.attempt, at: clock.now() - start });
+				if (event.type === "failed")
+					log.push({ event: "failed", attempt: event.attempt, error: summary(event.error) });
 				if (event.type === "waiting") {
 					log.push({ event: "waiting", ms: event.ms, rule: event.rule });
 					// The helper sleeps on this clock right after reporting the wait.

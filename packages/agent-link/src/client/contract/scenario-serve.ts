@@ -49,6 +49,8 @@ export const serveScenario: Scenario = async ({ client, target, WebSocket, param
 		linkReady = resolve;
 	});
 	const summary = (error: unknown) => errorSummary(error, target.token);
+	// Turn handlers still finishing when the link closes (their steps settle as it closes).
+	const handlers = new Set<Promise<void>>();
 
 	const runStep = async (turn: Turn, step: Step): Promise<Json> => {
 		if ("text" in step) return done(turn.text(step.text), "text");
@@ -62,7 +64,8 @@ export const serveScenario: Scenario = async ({ client, target, WebSocket, param
 		}
 		if ("host" in step) return strip(await turn.callHostTool(step.host.name, step.host.input ?? {}));
 		if ("waitAbort" in step) {
-			if (!turn.signal.aborted) await new Promise((resolve) => turn.signal.addEventListener("abort", resolve));
+			if (!turn.signal.aborted)
+				await new Promise((resolve) => turn.signal.addEventListener("abort", resolve));
 			return "aborted";
 		}
 		if ("ask" in step) {
@@ -89,13 +92,45 @@ export const serveScenario: Scenario = async ({ client, target, WebSocket, param
 				return summary(error);
 			}
 		}
-		if ("capabilities" in step) return done((await linkPromise).reportCapabilities(step.capabilities as never), "reported");
+		if ("capabilities" in step)
+			return done((await linkPromise).reportCapabilities(step.capabilities as never), "reported");
 		if ("detach" in step) return closedSummary(await (await linkPromise).detach());
 		if ("parallel" in step) {
 			const outcomes = step.parallel.map((inner) => runStep(turn, inner).catch((error) => summary(error)));
 			return Promise.all(outcomes);
 		}
 		throw new Error(`Unknown step ${JSON.stringify(step)}`);
+	};
+
+	const runTurn = async (turn: Turn): Promise<void> => {
+		const steps: Json[] = [];
+		const entry = strip({
+			event: "turn",
+			session: turn.session.id,
+			turn: turn.id,
+			tools: turn.tools.map((tool) => tool.name),
+			model: turn.model,
+			thinkingLevel: turn.thinkingLevel,
+			attachments: turn.attachments.map((a) => a.name),
+			message: turn.message,
+			retry: turn.retry,
+		}) as { [key: string]: Json };
+		entry.steps = steps;
+		log.push(entry);
+		let program: Step[];
+		try {
+			program = JSON.parse(turn.prompt);
+		} catch {
+			program = [{ text: `echo: ${turn.prompt}` }];
+		}
+		for (const step of program) {
+			try {
+				steps.push(await runStep(turn, step));
+			} catch (error) {
+				entry.error = summary(error);
+				throw error;
+			}
+		}
 	};
 
 	try {
@@ -111,35 +146,10 @@ export const serveScenario: Scenario = async ({ client, target, WebSocket, param
 					log.push({ event: "start", session: session.id, mode: session.mode });
 					if (p.startFails) throw new Error(p.startFails);
 				},
-				async turn(turn) {
-					const steps: Json[] = [];
-					const entry = strip({
-						event: "turn",
-						session: turn.session.id,
-						turn: turn.id,
-						tools: turn.tools.map((tool) => tool.name),
-						model: turn.model,
-						thinkingLevel: turn.thinkingLevel,
-						attachments: turn.attachments.map((a) => a.name),
-						message: turn.message,
-						retry: turn.retry,
-					}) as { [key: string]: Json };
-					entry.steps = steps;
-					log.push(entry);
-					let program: Step[];
-					try {
-						program = JSON.parse(turn.prompt);
-					} catch {
-						program = [{ text: `echo: ${turn.prompt}` }];
-					}
-					for (const step of program) {
-						try {
-							steps.push(await runStep(turn, step));
-						} catch (error) {
-							entry.error = summary(error);
-							throw error;
-						}
-					}
+				turn(turn) {
+					const handler = runTurn(turn);
+					handlers.add(handler);
+					return handler.finally(() => handlers.delete(handler));
 				},
 				stop(session, run) {
 					log.push(strip({ event: "stop", session: session.id, run }));
@@ -167,6 +177,7 @@ export const serveScenario: Scenario = async ({ client, target, WebSocket, param
 		});
 		linkReady(link);
 		const closed = await link.closed;
+		await Promise.allSettled([...handlers]);
 		return strip({ attached: link.attached, log, closed: closedSummary(closed) });
 	} catch (error) {
 		return { error: summary(error), log };
@@ -211,8 +222,15 @@ async function makeImages(
 		return { type: "image", data: toBase64(bytes), mimeType: "image/png", alt: `noise ${i}` };
 	});
 	const toolCallId = turn.toolCall("make_image", { count: images.length });
-	const sent = turn.toolResult({ toolCallId, result: { content: [{ type: "text", text: "Made it." }, ...images] } });
+	const sent = turn.toolResult({
+		toolCallId,
+		result: { content: [{ type: "text", text: "Made it." }, ...images] },
+	});
 	if (spec.wait === false) sent.catch(() => {});
 	else await sent;
-	return { imageBytes: images.map((image) => (image.data.length / 4) * 3 - (image.data.match(/=+$/)?.[0].length ?? 0)) };
+	return {
+		imageBytes: images.map(
+			(image) => (image.data.length / 4) * 3 - (image.data.match(/=+$/)?.[0].length ?? 0),
+		),
+	};
 }

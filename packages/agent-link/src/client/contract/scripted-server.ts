@@ -5,12 +5,12 @@
  * frame the client sends is parsed as the real server parses it, with the features granted.
  */
 import type { Server, ServerWebSocket } from "bun";
+import { subprotocolRequiredBody } from "../../closing";
 import { encodeServerMessage } from "../../encode";
-import { type Feature, FEATURES_HEADER, parseFeaturesHeader } from "../../features";
+import { FEATURES_HEADER, type Feature, parseFeaturesHeader } from "../../features";
 import { MAX_FRAME_BYTES } from "../../limits";
 import { parseClientFrame, toWireError } from "../../parse";
 import { AGENT_PATH, offersSubprotocol, SUBPROTOCOL } from "../../protocol";
-import { subprotocolRequiredBody } from "../../closing";
 import type { ClientMessage, ClientMessageType } from "../../schemas/client-messages";
 import type { Attach, Attached } from "../../schemas/handshake";
 import type { ServerMessage } from "../../schemas/server-messages";
@@ -83,14 +83,20 @@ export class ScriptedServer {
 		if (new URL(request.url).pathname !== AGENT_PATH) return refuse(404, { code: "not-found" });
 		const scripted = this.#refusals.shift();
 		if (scripted) return refuse(scripted.status, scripted.body);
-		if (!offersSubprotocol(request.headers.get("sec-websocket-protocol"))) return refuse(426, subprotocolRequiredBody());
+		if (!offersSubprotocol(request.headers.get("sec-websocket-protocol")))
+			return refuse(426, subprotocolRequiredBody());
 		const origin = request.headers.get("origin");
 		if (origin && origin !== this.url) return refuse(403, { code: "foreign-origin" });
-		if (request.headers.get("authorization") !== `Bearer ${this.#token}`) return refuse(401, { code: "unauthorized" });
-		const connection = new ScriptedConnection(headers, parseFeaturesHeader(request.headers.get(FEATURES_HEADER)));
+		if (request.headers.get("authorization") !== `Bearer ${this.#token}`)
+			return refuse(401, { code: "unauthorized" });
+		const connection = new ScriptedConnection(
+			headers,
+			parseFeaturesHeader(request.headers.get(FEATURES_HEADER)),
+		);
 		this.#all.add(connection);
 		this.upgrades.push({ headers, status: 101 });
-		if (server.upgrade(request, { data: { connection }, headers: { "Sec-WebSocket-Protocol": SUBPROTOCOL } })) return;
+		if (server.upgrade(request, { data: { connection }, headers: { "Sec-WebSocket-Protocol": SUBPROTOCOL } }))
+			return;
 		return refuse(400, { code: "upgrade-failed" });
 	}
 }
@@ -128,7 +134,9 @@ export class ScriptedConnection {
 				return frame.message;
 			}
 			if (this.#closed) {
-				throw new Error(`The client closed (${this.#closed.code} ${this.#closed.reason}) while the server waited.`);
+				throw new Error(
+					`The client closed (${this.#closed.code} ${this.#closed.reason}) while the server waited.`,
+				);
 			}
 			await new Promise<void>((resolve) => {
 				this.#waiter = resolve;
@@ -140,13 +148,18 @@ export class ScriptedConnection {
 	async expect<T extends ClientMessageType>(type: T): Promise<Extract<ClientMessage, { type: T }>> {
 		const message = await this.next();
 		if (message.type !== type) {
-			throw new Error(`Expected a ${type} message, got ${message.type}: ${JSON.stringify(message).slice(0, 300)}`);
+			throw new Error(
+				`Expected a ${type} message, got ${message.type}: ${JSON.stringify(message).slice(0, 300)}`,
+			);
 		}
 		return message as Extract<ClientMessage, { type: T }>;
 	}
 
 	/** Expects attach and answers attached, granting grant (default: every feature the client asked for). */
-	async attach(grant: Feature[] = this.requested, document: Partial<Attached["document"]> = {}): Promise<Attach> {
+	async attach(
+		grant: Feature[] = this.requested,
+		document: Partial<Attached["document"]> = {},
+	): Promise<Attach> {
 		const attach = await this.expect("attach");
 		this.features = grant.filter((feature) => this.requested.includes(feature));
 		this.send({
