@@ -124,11 +124,13 @@ function startSession(link: Connection, session: Session, run: () => void | Prom
 		if (answered || session.ended) return;
 		answered = true;
 		timer.cancel();
-		link.sendQuietly(
-			failure === undefined
-				? { type: "started", session: session.id }
-				: { type: "start-failed", session: session.id, message: cutNote(failure) },
-		);
+		if (failure === undefined) {
+			link.sendQuietly({ type: "started", session: session.id });
+			session.started();
+		} else {
+			link.sendQuietly({ type: "start-failed", session: session.id, message: cutNote(failure) });
+			session.startFailed();
+		}
 	};
 	// A session that failed to start stays until the server's destroy, which tells the backend.
 	const timer = link.setTimer(

@@ -26,6 +26,8 @@ export class Session {
 	readonly #turns = new Map<string, Turn>();
 	#wire: Wire | null;
 	#ended = false;
+	/** Frames the backend sent before the client answered started; they follow it. */
+	#held: string[] | null = [];
 
 	constructor(
 		readonly id: string,
@@ -105,7 +107,7 @@ export class Session {
 		if (!pending) return false;
 		if (pending.sent && this.#wire) {
 			try {
-				this.#wire.sendText(this.#wire.encode({ type: "input-cancel", request }));
+				this.#send(this.#wire, this.#wire.encode({ type: "input-cancel", request }));
 			} catch {
 				// A link that just ended withdraws the question anyway; a resume will not name it.
 			}
@@ -126,12 +128,13 @@ export class Session {
 		if (!wire) return 0;
 		const messages = planRunsReport(this.id, report, wire.features.has("run-stage-deltas"));
 		const frames = messages.map((message) => wire.encode(message));
-		for (const frame of frames) wire.sendText(frame);
+		for (const frame of frames) this.#send(wire, frame);
 		return frames.length;
 	}
 
 	#sendQuestion(wire: Wire, pending: PendingQuestion): void {
-		wire.sendText(
+		this.#send(
+			wire,
 			wire.encode({
 				type: "input-request",
 				request: pending.request,
@@ -141,6 +144,27 @@ export class Session {
 			}),
 		);
 		pending.sent = true;
+	}
+
+	#send(wire: Wire, text: string): void {
+		if (this.#held) this.#held.push(text);
+		else wire.sendText(text);
+	}
+
+	/** @internal started went out: what the backend sent meanwhile follows it. */
+	started(): void {
+		const held = this.#held ?? [];
+		this.#held = null;
+		try {
+			for (const text of held) this.#wire?.sendText(text);
+		} catch {
+			// The link ended meanwhile; what it kept is resumed or ended by that.
+		}
+	}
+
+	/** @internal start-failed went out: the server will destroy the session, so nothing held is sent. */
+	startFailed(): void {
+		this.#held = null;
 	}
 
 	/** @internal A turn message for this session. */
@@ -182,6 +206,7 @@ export class Session {
 	 */
 	bind(wire: Wire, held: ReadonlySet<string>): void {
 		this.#wire = wire;
+		this.#held = null;
 		for (const pending of [...this.#questions.values()]) {
 			if (pending.sent && !held.has(pending.request)) {
 				pending.settle(localCancelled(pending.request, "Chopin no longer holds this question."));

@@ -21,6 +21,10 @@ export interface ResumeParams {
 	/** How many sessions to wait for; each asks question once started. */
 	sessions?: number;
 	question: Json;
+	/** resume only: withdraw this question (by index) while the link is down. */
+	cancelWhileDown?: number;
+	/** resume only: the first session asks this while the link is down. */
+	askWhileDown?: Json;
 	/** restart only: the caller's backoff after the restart window (one fixed delay). */
 	backoffMs?: number;
 }
@@ -65,7 +69,7 @@ async function connectAndAsk(context: ScenarioContext, log: Json[], clock?: Manu
 	await ready;
 	const answers = started.map((session) => session.ask(p.question as never));
 	log.push({ event: "asked", requests: answers.map((asked) => asked.request) });
-	return { link, options, answers };
+	return { link, options, answers, started };
 }
 
 const settled = (answers: Promise<QuestionResult>[]) =>
@@ -82,21 +86,23 @@ export const resumeScenario: Scenario = async (context) => {
 	}
 	const dropped = await first.link.closed;
 	log.push({ event: "closed", closed: closedSummary(dropped) });
+	const p = context.params as ResumeParams;
+	if (p.cancelWhileDown !== undefined)
+		log.push({ event: "cancelled", ok: first.answers[p.cancelWhileDown]!.cancel() });
+	if (p.askWhileDown) first.answers.push(first.started[0]!.ask(p.askWhileDown as never));
 	let second: AgentLink;
 	try {
 		second = await context.client.connectAgent({ ...first.options, resume: dropped.resume });
 	} catch (error) {
-		// A refusal that ends the resume settles the questions at once, so they can be read here.
-		return strip({
-			log,
-			error: summary(error),
-			results: await settled(first.answers),
-			usable: dropped.resume?.usable,
-		});
+		const resume = dropped.resume;
+		// A refusal with retry keeps everything waiting; any other ends it and settles the questions.
+		if (resume?.usable) return strip({ log, error: summary(error), usable: true, held: resume.sessions });
+		return strip({ log, error: summary(error), results: await settled(first.answers), usable: false });
 	}
 	log.push({ event: "resumed", sessions: [...second.sessions.keys()] });
 	const results = await settled(first.answers);
-	const closed = await second.detach();
+	log.push({ event: "settled" });
+	const closed = await second.closed;
 	return strip({ log, results, closed: closedSummary(closed), usable: dropped.resume?.usable });
 };
 
