@@ -25,6 +25,7 @@ type BufferLike = {
 /** The most pixels decoded to make a copy, as the server allows (about 256 MiB of RGBA). */
 const MAX_PIXELS = 8192 * 8192;
 const ATTEMPTS = 12;
+const MAX_SIDE = 4096;
 
 export function bunImageShrinker(): ImageShrinker | null {
 	const Image = (globalThis as { Bun?: { Image?: ImageClass } }).Bun?.Image;
@@ -35,10 +36,12 @@ export function bunImageShrinker(): ImageShrinker | null {
 		if (maxBytes <= 0) return null;
 		try {
 			const bytes = Buffer.from(data, "base64");
-			const { width, format } = await new Image(bytes, { maxPixels: MAX_PIXELS }).metadata();
+			const { width, height, format } = await new Image(bytes, { maxPixels: MAX_PIXELS }).metadata();
 			const jpeg = format === "jpeg";
-			// Bytes follow area, so each pass narrows by the square root of how far over it is.
-			let target = Math.max(1, Math.floor(width * Math.min(1, Math.sqrt(maxBytes / bytes.length))));
+			// Re-encoding alone often fits, so the first pass keeps the size (up to 4096 px on the
+			// longest side, as the server's stored copies); bytes follow area, so each later pass
+			// narrows by the square root of how far over the last one was.
+			let target = Math.max(1, Math.floor(width * Math.min(1, MAX_SIDE / Math.max(width, height))));
 			for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
 				const image = new Image(bytes, { maxPixels: MAX_PIXELS }).resize(target, undefined, {
 					withoutEnlargement: true,

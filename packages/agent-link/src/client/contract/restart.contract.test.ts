@@ -89,7 +89,9 @@ for (const runtime of RUNTIMES) {
 				// Nothing ended on the way: the session is destroyed only by the final detach.
 				const resumed = log.findLastIndex((entry) => entry.event === "attempt");
 				expect(log.slice(0, resumed).some((entry) => entry.event === "destroy")).toBe(false);
-				expect(log.filter((entry) => entry.event === "destroy")).toEqual([{ event: "destroy", session: "s1" }]);
+				expect(log.filter((entry) => entry.event === "destroy")).toEqual([
+					{ event: "destroy", session: "s1" },
+				]);
 			},
 			CONTRACT_TIMEOUT_MS,
 		);

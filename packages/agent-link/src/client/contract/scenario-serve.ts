@@ -18,6 +18,18 @@ export interface ServeParams {
 	steer?: { ok: boolean; message?: string };
 }
 
+/** Images of noise (or bytes that are no image): count of width × height, or one per sizes entry. */
+export interface ImageSpec {
+	width?: number;
+	height?: number;
+	count?: number;
+	sizes?: [number, number][];
+	garbage?: boolean;
+	/** Every image the same bytes (for a tie); by default each is different. */
+	same?: boolean;
+	wait?: boolean;
+}
+
 /** One step of a turn's program. */
 export type Step =
 	| { text: string }
@@ -30,7 +42,7 @@ export type Step =
 	| { runs: Json }
 	| { generateRuns: { cards: number; stages: number; nameLength: number } }
 	/** An own tool result with images; wait: false emits it without waiting for it to be sent. */
-	| { image: { width: number; height: number; garbage?: boolean; count?: number; wait?: boolean } }
+	| { image: ImageSpec }
 	/** An own tool result of text over the frame limit. */
 	| { hugeResult: number }
 	| { throw: string }
@@ -211,26 +223,25 @@ function generateRuns(spec: { cards: number; stages: number; nameLength: number 
 }
 
 /** An own tool result with count images of noise (or bytes that are no image), each different. */
-async function makeImages(
-	turn: Turn,
-	spec: { width: number; height: number; garbage?: boolean; count?: number; wait?: boolean },
-): Promise<Json> {
-	const images = Array.from({ length: spec.count ?? 1 }, (_, i) => {
+async function makeImages(turn: Turn, spec: ImageSpec): Promise<Json> {
+	const sizes =
+		spec.sizes ?? Array.from({ length: spec.count ?? 1 }, () => [spec.width ?? 1, spec.height ?? 1]);
+	const images = sizes.map(([width, height], i) => {
 		const bytes = spec.garbage
-			? Uint8Array.from({ length: spec.width * spec.height * 4 }, (_, n) => (n * 7919 + i) & 0xff)
-			: noisePng(spec.width, spec.height, 0x2545f491 + i);
-		return { type: "image", data: toBase64(bytes), mimeType: "image/png", alt: `noise ${i}` };
+			? Uint8Array.from({ length: width * height * 4 }, (_, n) => (n * 7919 + i) & 0xff)
+			: noisePng(width, height, 0x2545f491 + (spec.same ? 0 : i));
+		return {
+			type: "image",
+			data: toBase64(bytes),
+			mimeType: "image/png",
+			alt: `noise ${i}`,
+			bytes: bytes.length,
+		};
 	});
+	const content = [{ type: "text", text: "Made it." }, ...images.map(({ bytes: _bytes, ...block }) => block)];
 	const toolCallId = turn.toolCall("make_image", { count: images.length });
-	const sent = turn.toolResult({
-		toolCallId,
-		result: { content: [{ type: "text", text: "Made it." }, ...images] },
-	});
+	const sent = turn.toolResult({ toolCallId, result: { content } });
 	if (spec.wait === false) sent.catch(() => {});
 	else await sent;
-	return {
-		imageBytes: images.map(
-			(image) => (image.data.length / 4) * 3 - (image.data.match(/=+$/)?.[0].length ?? 0),
-		),
-	};
+	return { imageBytes: images.map((image) => image.bytes) };
 }
