@@ -97,10 +97,6 @@ export class Connection implements Wire {
 		return this.#closed.promise;
 	}
 
-	get open(): boolean {
-		return this.#phase !== "closed";
-	}
-
 	encode(message: ClientMessage): string {
 		return encodeClientMessage(message, { features: this.features });
 	}

@@ -23,6 +23,7 @@ import { LinkError } from "./errors";
 
 /** A full card as a backend reports it: every stage the run reached, in order, however many. */
 export const reportedFullCardSchema = fullRunCardSchema.extend({ stages: z.array(stageSchema) });
+export type ReportedFullCard = z.infer<typeof reportedFullCardSchema>;
 export const reportedCardSchema = z.discriminatedUnion("stagesDelta", [
 	reportedFullCardSchema,
 	deltaRunCardSchema,

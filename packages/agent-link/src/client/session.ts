@@ -88,6 +88,12 @@ export class Session {
 		});
 		const onAbort = () => this.cancel(request);
 		this.#questions.set(request, pending);
+		const asked = Object.assign(promise, { request, cancel: () => this.cancel(request) });
+		// Withdrawn before it was sent: settled here, and the server never hears of it.
+		if (signal?.aborted) {
+			this.cancel(request);
+			return asked;
+		}
 		if (this.#wire) {
 			try {
 				this.#sendQuestion(this.#wire, pending);
@@ -96,9 +102,8 @@ export class Session {
 				throw error;
 			}
 		}
-		if (signal?.aborted) this.cancel(request);
-		else signal?.addEventListener("abort", onAbort, { once: true });
-		return Object.assign(promise, { request, cancel: () => this.cancel(request) });
+		signal?.addEventListener("abort", onAbort, { once: true });
+		return asked;
 	}
 
 	/** Withdraws a question: input-cancel when it was sent, and a local cancelled result at once. */
@@ -189,10 +194,6 @@ export class Session {
 		return true;
 	}
 
-	/** @internal Whether the session asked request and still waits on it. */
-	hasQuestion(request: string): boolean {
-		return this.#questions.has(request);
-	}
 
 	/** @internal The link dropped and keeps the session: its turns end, its questions wait. */
 	unbind(reason: string): void {
