@@ -194,7 +194,6 @@ export class Session {
 		return true;
 	}
 
-
 	/** @internal The link dropped and keeps the session: its turns end, its questions wait. */
 	unbind(reason: string): void {
 		this.#wire = null;
