@@ -30,6 +30,7 @@ type Phase = "connecting" | "attaching" | "resuming" | "ready" | "closed";
  * once the link is ready; rejects with UpgradeRefused, Refused, or a LinkError.
  */
 export function connectAgent(options: ConnectOptions): Promise<AgentLink> {
+	let resuming: Map<string, Session> | undefined;
 	try {
 		checkOptions(options);
 		const url = endpointUrl(options.url, options.allowInsecure);
@@ -41,9 +42,11 @@ export function connectAgent(options: ConnectOptions): Promise<AgentLink> {
 				"Pass the ws package's WebSocket as the WebSocket option (Node.js 20).",
 			);
 		}
-		const resumed = options.resume?.take();
-		return new Connection(options, url, Socket, resumed).ready;
+		resuming = options.resume?.take();
+		return new Connection(options, url, Socket, resuming).ready;
 	} catch (error) {
+		// Nothing was attempted, so a resume taken for it stays usable.
+		if (resuming) options.resume?.release();
 		return Promise.reject(error);
 	}
 }
