@@ -89,8 +89,10 @@ export class Connection implements Wire {
 		});
 		const signal = options.signal;
 		if (signal?.aborted) this.#abort();
-		else signal?.addEventListener("abort", () => this.#abort(), { once: true });
+		else signal?.addEventListener("abort", this.#onAbort, { once: true });
 	}
+
+	readonly #onAbort = () => this.#abort();
 
 	get ready(): Promise<AgentLink> {
 		return this.#ready.promise;
@@ -252,6 +254,7 @@ export class Connection implements Wire {
 	}
 
 	#becomeReady(): void {
+		this.#options.signal?.removeEventListener("abort", this.#onAbort);
 		this.#phase = "ready";
 		this.#ready.resolve(new AgentLink(this));
 	}
@@ -276,6 +279,7 @@ export class Connection implements Wire {
 	#onFailed(failure: { status?: number; code?: string; message: string }): void {
 		if (this.#phase === "closed") return;
 		this.#phase = "closed";
+		this.#options.signal?.removeEventListener("abort", this.#onAbort);
 		this.#options.resume?.release();
 		this.#ready.reject(
 			failure.status !== undefined
@@ -301,6 +305,7 @@ export class Connection implements Wire {
 		if (this.#phase === "closed") return;
 		const wasReady = this.#phase === "ready";
 		this.#phase = "closed";
+		this.#options.signal?.removeEventListener("abort", this.#onAbort);
 		for (const timer of this.#timers) timer.cancel();
 		this.#timers.clear();
 		const closed: LinkClosed = { code, reason };
