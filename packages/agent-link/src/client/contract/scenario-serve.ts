@@ -39,7 +39,6 @@ export type Step =
 	| { host: { name: string; input?: Json } }
 	| { waitAbort: true }
 	| { ask: Json; options?: Json; cancel?: boolean }
-	| { runs: Json }
 	| { generateRuns: { cards: number; stages: number; nameLength: number } }
 	/** An own tool result with images; wait: false emits it without waiting for it to be sent. */
 	| { image: ImageSpec }
@@ -48,18 +47,12 @@ export type Step =
 	| { throw: string }
 	| { end: "finished" | "failed" | "aborted"; message?: string }
 	| { endTwice: true }
-	| { capabilities: Json }
-	| { detach: true }
 	/** Runs its steps at once, and records their outcomes together. */
 	| { parallel: Step[] };
 
 export const serveScenario: Scenario = async ({ client, target, WebSocket, params }) => {
 	const p = params as ServeParams;
 	const log: Json[] = [];
-	let linkReady: (link: Awaited<ReturnType<typeof client.connectAgent>>) => void = () => {};
-	const linkPromise = new Promise<Awaited<ReturnType<typeof client.connectAgent>>>((resolve) => {
-		linkReady = resolve;
-	});
 	const summary = (error: unknown) => errorSummary(error, target.token);
 	// Turn handlers still finishing when the link closes (their steps settle as it closes).
 	const handlers = new Set<Promise<void>>();
@@ -85,7 +78,6 @@ export const serveScenario: Scenario = async ({ client, target, WebSocket, param
 			if (step.cancel) asked.cancel();
 			return strip(await asked);
 		}
-		if ("runs" in step) return { frames: turn.session.reportRuns(step.runs as never) };
 		if ("generateRuns" in step) return { frames: turn.session.reportRuns(generateRuns(step.generateRuns)) };
 		if ("image" in step) return makeImages(turn, step.image);
 		if ("hugeResult" in step) {
@@ -104,9 +96,6 @@ export const serveScenario: Scenario = async ({ client, target, WebSocket, param
 				return summary(error);
 			}
 		}
-		if ("capabilities" in step)
-			return done((await linkPromise).reportCapabilities(step.capabilities as never), "reported");
-		if ("detach" in step) return closedSummary(await (await linkPromise).detach());
 		if ("parallel" in step) {
 			const outcomes = step.parallel.map((inner) => runStep(turn, inner).catch((error) => summary(error)));
 			return Promise.all(outcomes);
@@ -187,7 +176,6 @@ export const serveScenario: Scenario = async ({ client, target, WebSocket, param
 				},
 			},
 		});
-		linkReady(link);
 		const closed = await link.closed;
 		await Promise.allSettled([...handlers]);
 		return strip({ attached: link.attached, log, closed: closedSummary(closed) });
