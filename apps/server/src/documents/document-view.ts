@@ -28,13 +28,6 @@ export const documentViewSchema = documentSummarySchema.extend({
 export type DocumentView = z.infer<typeof documentViewSchema>;
 
 /** Which part of a document a change touched, as document.updated says. */
-export const DOCUMENT_CHANGES = [
-	"created",
-	"source",
-	"title",
-	"archived",
-	"unarchived",
-	"deleted",
-] as const;
+export const DOCUMENT_CHANGES = ["created", "source", "title", "archived", "unarchived", "deleted"] as const;
 export const documentChangeSchema = z.enum(DOCUMENT_CHANGES);
 export type DocumentChange = z.infer<typeof documentChangeSchema>;

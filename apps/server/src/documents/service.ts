@@ -131,7 +131,8 @@ export class DocumentService {
 	/** The summary (no source) of a document, or undefined when there is none or it was deleted. */
 	async find(id: string): Promise<DocumentSummary | undefined> {
 		const row = await this.deps.store.one(
-			this.deps.store.sql`SELECT id, repository, title, revision, archived, deleted, created_by, created_at, updated_at
+			this.deps.store
+				.sql`SELECT id, repository, title, revision, archived, deleted, created_by, created_at, updated_at
 				FROM documents WHERE id = ${id} AND deleted = 0`,
 			documentRow,
 		);

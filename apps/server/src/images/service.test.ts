@@ -65,9 +65,9 @@ describeStores("document images", (t) => {
 		const notImage = await rejected(images.store(doc.id, svg, { declaredMediaType: "image/png" }));
 		expect([notImage.code, notImage.status]).toEqual(["image-type-unsupported", 415]);
 		expect((await rejected(images.store(doc.id, makeAvif(4, 4)))).code).toBe("image-type-unsupported");
-		expect((await rejected(images.store(doc.id, makePng(4, 4), { declaredMediaType: "image/svg+xml" }))).code).toBe(
-			"image-type-unsupported",
-		);
+		expect(
+			(await rejected(images.store(doc.id, makePng(4, 4), { declaredMediaType: "image/svg+xml" }))).code,
+		).toBe("image-type-unsupported");
 		const mismatch = await rejected(images.store(doc.id, makePng(4, 4), { declaredMediaType: "image/jpeg" }));
 		expect(mismatch.code).toBe("image-type-mismatch");
 		expect(mismatch.message).toBe("The bytes are a PNG image, not the JPEG declared.");
@@ -75,7 +75,9 @@ describeStores("document images", (t) => {
 		const jpeg = await makeJpeg(6, 6);
 		expect((await images.store(doc.id, jpeg, { declaredMediaType: "image/jpg" })).ext).toBe("jpg");
 		const png = makePng(10, 10);
-		expect((await rejected(images.store(doc.id, png.subarray(0, png.length - 12)))).code).toBe("image-truncated");
+		expect((await rejected(images.store(doc.id, png.subarray(0, png.length - 12)))).code).toBe(
+			"image-truncated",
+		);
 		// A tool's images may be any hosted type.
 		const avif = makeAvif(4, 4);
 		expect((await images.store(doc.id, avif, { types: HOSTED_IMAGE_TYPES })).mediaType).toBe("image/avif");
@@ -140,7 +142,9 @@ describeStores("document images", (t) => {
 		expect(await t.store.one(t.store.sql`SELECT count(*) AS n FROM image_thumbnails`)).toEqual({ n: 1 });
 		expect((await images.thumbnail(stored.sha256, "png", 480, everyone))?.bytes).toEqual(png);
 		expect(await images.thumbnail(stored.sha256, "png", 160, () => false)).toBeNull();
-		expect((await rejected(images.thumbnail(stored.sha256, "png", 100, everyone))).code).toBe("thumbnail-width");
+		expect((await rejected(images.thumbnail(stored.sha256, "png", 100, everyone))).code).toBe(
+			"thumbnail-width",
+		);
 	});
 
 	test("isDocumentImage tells a document's own upload from another document's", async () => {

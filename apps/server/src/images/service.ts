@@ -3,8 +3,9 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { imageTypeOf } from "../chat/tool-results";
-import { DomainError } from "../domain-error";
+import { readDocumentState } from "../documents/document-state";
 import type { DomainDeps } from "../domain-deps";
+import { DomainError } from "../domain-error";
 import type { Db } from "../store/store";
 import {
 	type FittedImage,
@@ -154,7 +155,8 @@ export class DocumentImageService {
 		await this.#checkWritable(this.deps.store, documentId);
 		const types = options.types ?? UPLOAD_IMAGE_TYPES;
 		const sniffed = sniffImage(bytes);
-		const declared = options.declaredMediaType === undefined ? undefined : imageTypeOf(options.declaredMediaType);
+		const declared =
+			options.declaredMediaType === undefined ? undefined : imageTypeOf(options.declaredMediaType);
 		if (options.declaredMediaType !== undefined && (!declared || !types.includes(declared))) {
 			throw unsupported(`The type ${JSON.stringify(options.declaredMediaType.slice(0, 100))}`, types);
 		}
@@ -182,7 +184,8 @@ export class DocumentImageService {
 		}
 		const source = sha256Hex(bytes);
 		const existing = await this.deps.store.one(
-			this.deps.store.sql`SELECT document_id, sha256, ext, media_type, size, width, height FROM document_images
+			this.deps.store
+				.sql`SELECT document_id, sha256, ext, media_type, size, width, height FROM document_images
 				WHERE document_id = ${documentId} AND (source_sha256 = ${source} OR sha256 = ${source})
 				ORDER BY created_at LIMIT 1`,
 			imageRow,
@@ -232,7 +235,8 @@ export class DocumentImageService {
 	/** The document's images, oldest first (metadata only). */
 	async list(documentId: string): Promise<StoredImage[]> {
 		const rows = await this.deps.store.many(
-			this.deps.store.sql`SELECT document_id, sha256, ext, media_type, size, width, height FROM document_images
+			this.deps.store
+				.sql`SELECT document_id, sha256, ext, media_type, size, width, height FROM document_images
 				WHERE document_id = ${documentId} ORDER BY created_at, sha256`,
 			imageRow,
 		);
@@ -313,8 +317,8 @@ export class DocumentImageService {
 	}
 
 	async #checkWritable(db: Db, documentId: string): Promise<void> {
-		const row = await db.one(db.sql`SELECT archived, deleted FROM documents WHERE id = ${documentId}`);
-		if (!row || row.deleted) {
+		const state = await readDocumentState(db, documentId);
+		if (!state || state.deleted) {
 			throw new DocumentImageError(
 				"document-not-found",
 				`No document ${documentId} exists, or it was deleted.`,
@@ -322,7 +326,7 @@ export class DocumentImageService {
 				404,
 			);
 		}
-		if (row.archived) {
+		if (state.archived) {
 			throw new DocumentImageError(
 				"document-archived",
 				`Document ${documentId} is archived, so no image can be added to it.`,
@@ -333,7 +337,11 @@ export class DocumentImageService {
 	}
 }
 
-function unsupported(what: string, types: readonly ImageType[], verb = "is not accepted"): DocumentImageError {
+function unsupported(
+	what: string,
+	types: readonly ImageType[],
+	verb = "is not accepted",
+): DocumentImageError {
 	const labels = types.map((t) => IMAGE_TYPES[t].label).join(", ");
 	return new DocumentImageError(
 		"image-type-unsupported",

@@ -60,7 +60,14 @@ export const documentUpdatedEventSchema = z.strictObject({
 	by: z.string().optional(),
 });
 
-export const PLANNER_STATES = ["unattached", "starting", "attached", "working", "grace", "disconnected"] as const;
+export const PLANNER_STATES = [
+	"unattached",
+	"starting",
+	"attached",
+	"working",
+	"grace",
+	"disconnected",
+] as const;
 
 /** Whether the document has a Planner and what it is doing (published by the agent endpoint). */
 export const plannerStatusEventSchema = z.strictObject({

@@ -32,7 +32,8 @@ export class LiveHub {
 			throw new Error(`A ${event.type} event for ${event.documentId} was published to ${documentId}.`);
 		}
 		const checked = this.#validate ? liveEventSchema.parse(event) : event;
-		for (const listener of [...(this.#byDocument.get(documentId) ?? [])]) this.#deliver(() => listener(checked));
+		for (const listener of [...(this.#byDocument.get(documentId) ?? [])])
+			this.#deliver(() => listener(checked));
 		for (const listener of [...this.#all]) this.#deliver(() => listener(documentId, checked));
 	}
 
