@@ -1,12 +1,11 @@
 // Decisions: a Planner's question call as cards in its document, answered or cancelled by members or
 // withdrawn, settling exactly once with the input-result the agent endpoint sends (see docs/decisions.md).
-import { inputRequestSchema, questionSchema } from "@chopin/agent-link";
-import { z } from "zod";
+import { inputRequestSchema } from "@chopin/agent-link";
+import type { z } from "zod";
 import { splitBlocks } from "../documents/blocks";
 import { readDocumentState } from "../documents/document-state";
 import type { DomainDeps } from "../domain-deps";
 import { randomId } from "../ids";
-import { dbJson } from "../store/codecs";
 import { isUniqueViolation } from "../store/errors";
 import type { Db, Tx } from "../store/store";
 import {
@@ -17,17 +16,8 @@ import {
 	type Settling,
 	toStoredAnswer,
 } from "./answers";
-import {
-	type DecisionAnswer,
-	type DecisionResult,
-	type DecisionView,
-	decisionResultSchema,
-	SETTLED_REASONS,
-	type SettledReason,
-	type StoredAnswer,
-	storedAnswerSchema,
-	UNLINKED_REASONS,
-} from "./decision-view";
+import { answerRow, type DecisionRow, decisionRow, decisionViews } from "./decision-rows";
+import type { DecisionResult, DecisionView, SettledReason, StoredAnswer } from "./decision-view";
 import { placeQuestion } from "./placement";
 
 /** An input-request without its type; request and session are absent for a question asked in-process. */
@@ -42,85 +32,6 @@ export interface Settlement {
 	requestId: string | null;
 	session: string | null;
 	result: DecisionResult;
-}
-
-const decisionRow = z.object({
-	id: z.string(),
-	document_id: z.string(),
-	seq: z.number().int(),
-	request_id: z.string().nullable(),
-	session: z.string().nullable(),
-	workflow_run_id: z.string().nullable(),
-	workflow_stage_id: z.string().nullable(),
-	root_run_id: z.string().nullable(),
-	input: dbJson(questionSchema),
-	status: z.enum(["open", "answered", "cancelled"]),
-	block_index: z.number().int().nullable(),
-	block_digest: z.string().nullable(),
-	unlinked_reason: z.enum(UNLINKED_REASONS).nullable(),
-	result: dbJson(decisionResultSchema).nullable(),
-	settled_reason: z.enum(SETTLED_REASONS).nullable(),
-	settled_by: z.string().nullable(),
-	created_at: z.number().int(),
-	settled_at: z.number().int().nullable(),
-	version: z.number().int(),
-});
-type DecisionRow = z.infer<typeof decisionRow>;
-
-const answerRow = z.object({
-	decision_id: z.string(),
-	question_index: z.number().int(),
-	answer: dbJson(storedAnswerSchema),
-	answered_by: z.string(),
-	answered_at: z.number().int(),
-});
-
-function toView(row: DecisionRow, answers: DecisionAnswer[]): DecisionView {
-	return {
-		id: row.id,
-		documentId: row.document_id,
-		seq: row.seq,
-		requestId: row.request_id,
-		session: row.session,
-		workflowRunId: row.workflow_run_id,
-		workflowStageId: row.workflow_stage_id,
-		rootRunId: row.root_run_id,
-		question: row.input,
-		status: row.status,
-		link:
-			row.block_index !== null && row.block_digest !== null
-				? { index: row.block_index, digest: row.block_digest }
-				: null,
-		unlinkedReason: row.unlinked_reason,
-		answers,
-		result: row.result,
-		settledReason: row.settled_reason,
-		settledBy: row.settled_by,
-		createdAt: row.created_at,
-		settledAt: row.settled_at,
-		version: row.version,
-	};
-}
-
-async function views(db: Db, rows: readonly DecisionRow[]): Promise<DecisionView[]> {
-	if (rows.length === 0) return [];
-	const answers = await db.many(
-		db.sql`SELECT * FROM decision_answers WHERE decision_id IN ${db.sql(rows.map((r) => r.id))}
-			ORDER BY decision_id, question_index`,
-		answerRow,
-	);
-	const byDecision = new Map<string, DecisionAnswer[]>();
-	for (const a of answers) {
-		const list = byDecision.get(a.decision_id) ?? [];
-		list.push({
-			questionIndex: a.question_index,
-			answer: a.answer,
-			answeredBy: a.answered_by,
-			answeredAt: a.answered_at,
-		});
-		byDecision.set(a.decision_id, list);
-	}
-	return rows.map((row) => toView(row, byDecision.get(row.id) ?? []));
 }
 
 const notFound = (id: string) =>
@@ -444,7 +355,7 @@ export class DecisionService {
 	}
 
 	async #views(db: Db, query: PromiseLike<unknown>): Promise<DecisionView[]> {
-		return views(db, await db.many(query, decisionRow));
+		return decisionViews(db, await db.many(query, decisionRow));
 	}
 }
 
