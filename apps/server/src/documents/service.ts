@@ -142,9 +142,14 @@ export class DocumentService {
 	/** A repository's documents, most recently updated first; deleted ones never, archived ones flagged. */
 	async listByRepository(repository: string): Promise<DocumentSummary[]> {
 		const { store } = this.deps;
+		// Names are case-insensitive: find the spelling stored, then use the (repository, updated_at) index.
+		const repo = await store.one(
+			store.sql`SELECT full_name FROM repositories WHERE lower(full_name) = ${repository.toLowerCase()}`,
+		);
+		if (!repo) return [];
 		const rows = await store.many(
 			store.sql`SELECT id, repository, title, revision, archived, deleted, created_by, created_at, updated_at
-				FROM documents WHERE lower(repository) = ${repository.toLowerCase()} AND deleted = 0
+				FROM documents WHERE repository = ${String(repo.full_name)} AND deleted = 0
 				ORDER BY updated_at DESC, id`,
 			documentRow,
 		);
