@@ -42,7 +42,7 @@ describeStores("chat context", (t) => {
 		await say("I'd rather not", "bob");
 		await reply("Both work; here is why.");
 		await say("@chopin thanks", "carol");
-		const context = await chat.context(doc.id);
+		const context = await chat.chatContext(doc.id);
 		expect(context.transcript.entries.map((e) => e.line)).toEqual([
 			"@alice: Should we use PostgreSQL?",
 			"@bob: I'd rather not",
@@ -62,7 +62,7 @@ describeStores("chat context", (t) => {
 		await say("before the last turn");
 		await reply("ok");
 		for (let i = 1; i <= 45; i++) await say(`m${i}`);
-		const { backscroll } = await chat.context(doc.id);
+		const { backscroll } = await chat.chatContext(doc.id);
 		expect(backscroll.entries).toHaveLength(40);
 		expect(backscroll.entries[0]!.text).toBe("m6");
 		expect(backscroll.entries.at(-1)!.text).toBe("m45");
@@ -74,17 +74,17 @@ describeStores("chat context", (t) => {
 		await say(line(3000));
 		await say(line(3000));
 		await say(line(2000));
-		let { backscroll } = await chat.context(doc.id);
+		let { backscroll } = await chat.chatContext(doc.id);
 		// 2000 + 3000 + 3000 = 8000 exactly: all three fit.
 		expect(backscroll.entries.map((e) => e.chars)).toEqual([3000, 3000, 2000]);
 		await say(line(9));
-		({ backscroll } = await chat.context(doc.id));
+		({ backscroll } = await chat.chatContext(doc.id));
 		// 9 more characters would be over: the oldest goes.
 		expect(backscroll.entries.map((e) => e.chars)).toEqual([3000, 2000, 9]);
 		expect(backscroll.omitted).toBe(1);
 		// 7983 emoji are 15,966 UTF-16 units but 7,991 characters: with the 9 before them, exactly 8,000.
 		await say("😀".repeat(7983));
-		({ backscroll } = await chat.context(doc.id));
+		({ backscroll } = await chat.chatContext(doc.id));
 		expect(backscroll.entries.map((e) => e.chars)).toEqual([9, 7991]);
 		expect(backscroll.omitted).toBe(3);
 	});
@@ -93,12 +93,12 @@ describeStores("chat context", (t) => {
 		const { chat, doc, say } = await setup();
 		await say("older");
 		await say(line(12_000));
-		let { backscroll } = await chat.context(doc.id);
+		let { backscroll } = await chat.chatContext(doc.id);
 		expect(backscroll.entries.map((e) => e.chars)).toEqual([12_000]);
 		expect(backscroll.entries[0]!.text).toBe(line(12_000));
 		expect(backscroll.omitted).toBe(1);
 		await say("newer");
-		({ backscroll } = await chat.context(doc.id));
+		({ backscroll } = await chat.chatContext(doc.id));
 		expect(backscroll.entries.map((e) => e.text)).toEqual(["newer"]);
 		expect(backscroll.omitted).toBe(2);
 	});
@@ -109,7 +109,7 @@ describeStores("chat context", (t) => {
 			await say(`q${i}`);
 			await reply(`a${i}`);
 		}
-		const { transcript, backscroll } = await chat.context(doc.id);
+		const { transcript, backscroll } = await chat.chatContext(doc.id);
 		expect(transcript.entries).toHaveLength(100);
 		expect(transcript.entries[0]!.line).toBe("@alice: q3");
 		expect(transcript.entries.at(-1)!.line).toBe("@chopin: a52");
@@ -122,15 +122,15 @@ describeStores("chat context", (t) => {
 		await say(line(20_000));
 		await say(line(20_000));
 		await say(line(10_000));
-		let { transcript } = await chat.context(doc.id);
+		let { transcript } = await chat.chatContext(doc.id);
 		expect(transcript.entries.map((e) => e.chars)).toEqual([20_000, 20_000, 10_000]);
 		await say("x");
-		({ transcript } = await chat.context(doc.id));
+		({ transcript } = await chat.chatContext(doc.id));
 		expect(transcript.entries.map((e) => e.chars)).toEqual([20_000, 10_000, 9]);
 		expect(transcript.omitted).toBe(1);
 		// A reply longer than the whole budget leaves nothing that fits after it.
 		await reply("y".repeat(TRANSCRIPT_MAX_CHARS));
-		({ transcript } = await chat.context(doc.id));
+		({ transcript } = await chat.chatContext(doc.id));
 		expect(transcript).toEqual({ entries: [], omitted: 5 });
 	});
 
@@ -144,7 +144,7 @@ describeStores("chat context", (t) => {
 		const streaming = await chat.replies.start(doc.id);
 		await chat.replies.appendDelta(streaming.id, "thinking");
 		const turn = await say("@chopin third");
-		const context = await chat.context(doc.id);
+		const context = await chat.chatContext(doc.id);
 		expect(context.transcript.entries.map((e) => e.line)).toEqual([
 			"@alice: first",
 			"@chopin: answer",
@@ -153,7 +153,7 @@ describeStores("chat context", (t) => {
 		]);
 		// A failed reply is no finished turn: what it was asked is still backscroll.
 		expect(context.backscroll.entries.map((e) => e.text)).toEqual(["second", "@chopin third"]);
-		const forTurn = await chat.context(doc.id, { before: turn.message.seq });
+		const forTurn = await chat.chatContext(doc.id, { before: turn.message.seq });
 		expect(forTurn.backscroll.entries.map((e) => e.text)).toEqual(["second"]);
 		expect(forTurn.transcript.entries.at(-1)!.text).toBe("second");
 	});

@@ -7,6 +7,9 @@ import type { DocumentImageService } from "../images/service";
 import { type ChatContext, type ChatContextOptions, chatContext } from "./context";
 import { ChatError } from "./errors";
 import { mentionsPlanner } from "./mentions";
+
+export { mentionsPlanner };
+
 import { findMessageRow, insertMessage, messageRow, messageViews } from "./message-rows";
 import type { MessageView } from "./message-view";
 import { ReplyService } from "./replies";
@@ -96,7 +99,7 @@ export class ChatService {
 	}
 
 	/** What a Planner turn is given of this Chat: the backscroll since its last turn and the bootstrap transcript. */
-	context(documentId: string, options?: ChatContextOptions): Promise<ChatContext> {
+	chatContext(documentId: string, options?: ChatContextOptions): Promise<ChatContext> {
 		return chatContext(this.deps.store, documentId, options);
 	}
 
