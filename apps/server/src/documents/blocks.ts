@@ -2,6 +2,7 @@
 import { createHash } from "node:crypto";
 import { getDefaults, Lexer, Tokenizer } from "marked";
 import { z } from "zod";
+import { DomainError } from "../domain-error";
 
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
@@ -34,16 +35,9 @@ export const blockSchema = z.strictObject({
 });
 export type Block = z.infer<typeof blockSchema>;
 
-/** A domain error: a stable code, one sentence, and a hint saying what to do next. */
-export class DocumentError extends Error {
+/** A document's domain error: a stable code, one sentence, a hint saying what to do next, and an HTTP status. */
+export class DocumentError extends DomainError {
 	override readonly name = "DocumentError";
-	constructor(
-		readonly code: string,
-		message: string,
-		readonly hint?: string,
-	) {
-		super(message);
-	}
 }
 
 /** Where each line starts and ends. Lines end at \n, \r\n or a lone \r (as CommonMark and marked count them). */
@@ -114,7 +108,7 @@ interface Span {
  * characters), and the lexer tries it at every paragraph. It can only match when an underline
  * line (=== or ---) comes before the first blank line, so look for one first.
  */
-class LinearTokenizer extends Tokenizer {
+export class LinearTokenizer extends Tokenizer {
 	override lheading(src: string) {
 		const blank = /\n[ \t]*(?:\n|$)/.exec(src);
 		const region = blank ? src.slice(0, blank.index + 1) : `${src}\n`;

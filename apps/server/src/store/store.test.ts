@@ -6,6 +6,7 @@ import { z } from "zod";
 import { dbBoolean, dbJson } from "./codecs";
 import { isUniqueViolation, StoreError } from "./errors";
 import { migrate } from "./migrate";
+import { MIGRATIONS } from "./migrations/index";
 import { openStore } from "./store";
 import { describeStores } from "./testing";
 
@@ -255,7 +256,7 @@ describe("openStore", () => {
 
 	test("the same migrations run on a fresh in-memory database", async () => {
 		const store = await openStore({ url: ":memory:" });
-		expect(await migrate(store)).toEqual([1]);
+		expect(await migrate(store)).toEqual(MIGRATIONS.map((m) => m.version));
 		await store.close();
 	});
 });

@@ -1,5 +1,6 @@
 // Every migration, in order. Add a file `NNNN_<name>.ts` exporting `sql` and list it here; never edit a shipped one.
 import { sql as initial } from "./0001_initial";
+import { sql as domainServices } from "./0002_domain_services";
 
 export interface Migration {
 	version: number;
@@ -10,6 +11,7 @@ export interface Migration {
 /** Keys are the file names; versions must run 1, 2, 3… with no gaps. */
 export const MIGRATIONS: readonly Migration[] = defineMigrations({
 	"0001_initial": initial,
+	"0002_domain_services": domainServices,
 });
 
 export function defineMigrations(files: Record<string, string>): Migration[] {

@@ -1,0 +1,132 @@
+// The part of a document's Chat a Planner turn is given, within hosted-agent.md's "Chat context" bounds:
+// the backscroll since the Planner's last turn, and the transcript a new session starts from.
+import { codePointLength } from "@chopin/agent-link";
+import type { Db } from "../store/store";
+import { PLANNER_HANDLE } from "./mentions";
+import { type MessageRow, messageRow } from "./message-rows";
+
+/** Backscroll: at most 40 entries and normally 8,000 characters (one message is kept whole even if larger). */
+export const BACKSCROLL_MAX_ENTRIES = 40;
+export const BACKSCROLL_MAX_CHARS = 8_000;
+/** A recreated session's transcript: at most the last 100 entries and 50,000 characters. */
+export const TRANSCRIPT_MAX_ENTRIES = 100;
+export const TRANSCRIPT_MAX_CHARS = 50_000;
+
+export interface ContextEntry {
+	messageId: string;
+	seq: number;
+	role: "person" | "planner";
+	/** The person's login, or "chopin" for the Planner's own replies. */
+	login: string;
+	text: string;
+	/** What the model reads: `@login: text`, so each person keeps their own voice. */
+	line: string;
+	/** The line's length in characters (code points), as the bounds count it. */
+	chars: number;
+}
+
+export interface ContextPart {
+	/** Oldest first. */
+	entries: ContextEntry[];
+	/** How many older entries the bounds left out. */
+	omitted: number;
+}
+
+export interface ChatContext {
+	/** People's messages since the Planner's last finished reply. */
+	backscroll: ContextPart;
+	/** People's messages and the Planner's finished replies, for a session that starts afresh. */
+	transcript: ContextPart;
+}
+
+export interface ChatContextOptions {
+	/** Only messages before this seq: the turn's own message, which is its prompt, is left out. */
+	before?: number;
+}
+
+function entryOf(row: MessageRow): ContextEntry {
+	const login = row.role === "planner" ? PLANNER_HANDLE : (row.author_login ?? "unknown");
+	const line = `@${login}: ${row.body}`;
+	return {
+		messageId: row.id,
+		seq: row.seq,
+		role: row.role === "planner" ? "planner" : "person",
+		login,
+		text: row.body,
+		line,
+		chars: codePointLength(line),
+	};
+}
+
+/**
+ * The newest entries, newest first in `rows`, that fit: stops at the first entry over the count or
+ * the character budget, so what is kept is always an unbroken run up to the newest. With
+ * keepOneWhole, the newest entry is kept even when it alone is over the budget.
+ */
+function fit(rows: MessageRow[], total: number, maxEntries: number, maxChars: number, keepOneWhole: boolean) {
+	const entries: ContextEntry[] = [];
+	let chars = 0;
+	for (const row of rows) {
+		if (entries.length === maxEntries) break;
+		const entry = entryOf(row);
+		const fits = chars + entry.chars <= maxChars || (keepOneWhole && entries.length === 0);
+		if (!fits) break;
+		entries.push(entry);
+		chars += entry.chars;
+	}
+	return { entries: entries.reverse(), omitted: total - entries.length };
+}
+
+/**
+ * Chat context for a Planner turn (spec: hosted-agent.md, Chat context). The Planner's last turn is
+ * its newest reply that finished `done`: replies that failed or still stream are not turns the model
+ * finished, and nothing of them is given. System notices are for people and are left out.
+ */
+export async function chatContext(
+	db: Db,
+	documentId: string,
+	options: ChatContextOptions = {},
+): Promise<ChatContext> {
+	const before = options.before ?? Number.MAX_SAFE_INTEGER;
+	const last = await db.one(
+		db.sql`SELECT max(seq) AS seq FROM chat_messages
+			WHERE document_id = ${documentId} AND role = 'planner' AND status = 'done' AND seq < ${before}`,
+	);
+	const since = Number(last?.seq ?? 0);
+	// One after another: db may be a transaction, which runs one statement at a time.
+	const backscrollRows = await db.many(
+		db.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND role = 'person'
+				AND seq > ${since} AND seq < ${before} ORDER BY seq DESC LIMIT ${BACKSCROLL_MAX_ENTRIES}`,
+		messageRow,
+	);
+	const backscrollTotal = await db.one(
+		db.sql`SELECT count(*) AS n FROM chat_messages WHERE document_id = ${documentId} AND role = 'person'
+			AND seq > ${since} AND seq < ${before}`,
+	);
+	const transcriptRows = await db.many(
+		db.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND seq < ${before}
+				AND (role = 'person' OR (role = 'planner' AND status = 'done'))
+				ORDER BY seq DESC LIMIT ${TRANSCRIPT_MAX_ENTRIES}`,
+		messageRow,
+	);
+	const transcriptTotal = await db.one(
+		db.sql`SELECT count(*) AS n FROM chat_messages WHERE document_id = ${documentId} AND seq < ${before}
+			AND (role = 'person' OR (role = 'planner' AND status = 'done'))`,
+	);
+	return {
+		backscroll: fit(
+			backscrollRows,
+			Number(backscrollTotal?.n ?? 0),
+			BACKSCROLL_MAX_ENTRIES,
+			BACKSCROLL_MAX_CHARS,
+			true,
+		),
+		transcript: fit(
+			transcriptRows,
+			Number(transcriptTotal?.n ?? 0),
+			TRANSCRIPT_MAX_ENTRIES,
+			TRANSCRIPT_MAX_CHARS,
+			false,
+		),
+	};
+}

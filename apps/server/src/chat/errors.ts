@@ -1,0 +1,25 @@
+// Chat's refusals: a stable code, one sentence, a hint, and the HTTP status a route answers with.
+import { DomainError } from "../domain-error";
+
+export type ChatErrorCode =
+	| "document-not-found"
+	| "document-archived"
+	| "invalid-login"
+	| "message-empty"
+	| "message-too-long"
+	| "message-not-found"
+	| "message-not-streaming"
+	| "tool-call-repeated"
+	| "invalid-page";
+
+export class ChatError extends DomainError {
+	override readonly name = "ChatError";
+	constructor(
+		override readonly code: ChatErrorCode,
+		message: string,
+		hint?: string,
+		status = 400,
+	) {
+		super(code, message, hint, status);
+	}
+}

@@ -1,0 +1,174 @@
+// Chat messages and their Work details rows as stored, read back into the views the service returns.
+import { z } from "zod";
+import { readDocumentState } from "../documents/document-state";
+import { dbJson } from "../store/codecs";
+import { isUniqueViolation } from "../store/errors";
+import type { Db, Store } from "../store/store";
+import { ChatError } from "./errors";
+import {
+	chatImageSchema,
+	MESSAGE_ROLES,
+	MESSAGE_STATUSES,
+	type MessageView,
+	TOOL_ROW_STATUSES,
+	type ToolRow,
+} from "./message-view";
+import { refusedImageSchema } from "./tool-results";
+
+export const messageRow = z.object({
+	id: z.string(),
+	document_id: z.string(),
+	seq: z.number().int(),
+	author_login: z.string().nullable(),
+	role: z.enum(MESSAGE_ROLES),
+	body: z.string(),
+	status: z.enum(MESSAGE_STATUSES),
+	reply_to: z.string().nullable(),
+	error: z.string().nullable(),
+	images: dbJson(z.array(chatImageSchema)),
+	refused_images: dbJson(z.array(refusedImageSchema)),
+	created_at: z.number().int(),
+	updated_at: z.number().int(),
+});
+export type MessageRow = z.infer<typeof messageRow>;
+
+const toolCallRow = z.object({
+	message_id: z.string(),
+	tool_call_id: z.string(),
+	position: z.number().int(),
+	name: z.string(),
+	input: z.string(),
+	status: z.enum(TOOL_ROW_STATUSES),
+	result: z.string().nullable(),
+	error_label: z.string().nullable(),
+	error_message: z.string().nullable(),
+	image_count: z.number().int(),
+	started_at: z.number().int(),
+	ended_at: z.number().int().nullable(),
+});
+type ToolCallRow = z.infer<typeof toolCallRow>;
+
+function toToolRow(row: ToolCallRow): ToolRow {
+	return {
+		toolCallId: row.tool_call_id,
+		name: row.name,
+		input: row.input,
+		status: row.status,
+		...(row.result !== null && { result: row.result }),
+		...(row.error_label !== null && { error: { label: row.error_label, message: row.error_message ?? "" } }),
+		imageCount: row.image_count,
+		startedAt: row.started_at,
+		...(row.ended_at !== null && { endedAt: row.ended_at }),
+	};
+}
+
+export function toMessageView(row: MessageRow, tools: ToolRow[] = []): MessageView {
+	return {
+		id: row.id,
+		documentId: row.document_id,
+		seq: row.seq,
+		role: row.role,
+		authorLogin: row.author_login,
+		body: row.body,
+		status: row.status,
+		...(row.error !== null && { error: row.error }),
+		replyTo: row.reply_to,
+		tools,
+		images: row.images,
+		...(row.refused_images.length > 0 && { refusedImages: row.refused_images }),
+		createdAt: row.created_at,
+		updatedAt: row.updated_at,
+	};
+}
+
+/** The views of these rows, each with its Work details rows, in the rows' order. */
+export async function messageViews(db: Db, rows: readonly MessageRow[]): Promise<MessageView[]> {
+	const planner = rows.filter((r) => r.role === "planner").map((r) => r.id);
+	const byMessage = new Map<string, ToolRow[]>();
+	if (planner.length) {
+		const tools = await db.many(
+			db.sql`SELECT * FROM chat_tool_calls WHERE message_id IN ${db.sql(planner)} ORDER BY message_id, position`,
+			toolCallRow,
+		);
+		for (const tool of tools) {
+			const list = byMessage.get(tool.message_id) ?? [];
+			list.push(toToolRow(tool));
+			byMessage.set(tool.message_id, list);
+		}
+	}
+	return rows.map((row) => toMessageView(row, byMessage.get(row.id) ?? []));
+}
+
+export async function findMessageRow(db: Db, id: string): Promise<MessageRow | undefined> {
+	return db.one(db.sql`SELECT * FROM chat_messages WHERE id = ${id}`, messageRow);
+}
+
+export interface NewMessage {
+	id: string;
+	documentId: string;
+	role: MessageRow["role"];
+	authorLogin: string | null;
+	body: string;
+	status: MessageRow["status"];
+	replyTo: string | null;
+	now: number;
+}
+
+/**
+ * Inserts a message at the document's next seq. Inserts into one document take turns (the document's
+ * row is locked first); should two still race for a seq, UNIQUE (document_id, seq) refuses one, which
+ * tries again.
+ */
+export async function insertMessage(store: Store, message: NewMessage): Promise<MessageRow> {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			return await store.transaction(async (tx) => {
+				await checkDocument(tx, message.documentId, { allowArchived: message.role === "system", lock: true });
+				const next = await tx.one(
+					tx.sql`SELECT coalesce(max(seq), 0) + 1 AS seq FROM chat_messages WHERE document_id = ${message.documentId}`,
+				);
+				await tx.sql`INSERT INTO chat_messages ${tx.sql({
+					id: message.id,
+					document_id: message.documentId,
+					seq: Number(next?.seq ?? 1),
+					author_login: message.authorLogin,
+					role: message.role,
+					body: message.body,
+					status: message.status,
+					reply_to: message.replyTo,
+					created_at: message.now,
+					updated_at: message.now,
+				})}`;
+				return (await findMessageRow(tx, message.id))!;
+			});
+		} catch (error) {
+			if (attempt < 5 && isUniqueViolation(error)) continue;
+			throw error;
+		}
+	}
+}
+
+/** Refuses a missing or deleted document, and an archived one unless allowed; with lock, see readDocumentState. */
+export async function checkDocument(
+	db: Db,
+	documentId: string,
+	options: { allowArchived?: boolean; lock?: boolean } = {},
+): Promise<void> {
+	const state = await readDocumentState(db, documentId, options);
+	if (!state || state.deleted) {
+		throw new ChatError(
+			"document-not-found",
+			`No document ${documentId} exists, or it was deleted.`,
+			undefined,
+			404,
+		);
+	}
+	if (state.archived && !options.allowArchived) {
+		throw new ChatError(
+			"document-archived",
+			`Document ${documentId} is archived, so its Chat takes no new messages.`,
+			"Unarchive it first.",
+			409,
+		);
+	}
+}

@@ -1,0 +1,139 @@
+// A document's Chat: people's messages, system notices, the Planner's streaming replies, paged history,
+// @chopin mentions, and the bounded context a Planner turn is given (see docs/chat.md).
+import { codePointLength } from "@chopin/agent-link";
+import type { DomainDeps } from "../domain-deps";
+import { randomId } from "../ids";
+import type { DocumentImageService } from "../images/service";
+import { type ChatContext, type ChatContextOptions, chatContext } from "./context";
+import { ChatError } from "./errors";
+import { mentionsPlanner } from "./mentions";
+
+export { mentionsPlanner };
+
+import { findMessageRow, insertMessage, messageRow, messageViews } from "./message-rows";
+import type { MessageView } from "./message-view";
+import { ReplyService } from "./replies";
+
+/** A person's message is at most this many characters (code points): a long paste, not a document. */
+export const MAX_MESSAGE_CHARS = 20_000;
+/** A system notice is one note. */
+export const MAX_NOTICE_CHARS = 4000;
+/** A page of history holds this many messages unless asked for fewer, and at most MAX_PAGE. */
+export const DEFAULT_PAGE = 50;
+export const MAX_PAGE = 200;
+
+/** GitHub's login rules (local accounts follow them too). */
+const LOGIN_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38}$/;
+
+export interface PostedMessage {
+	message: MessageView;
+	/** Whether it asks the Planner (an @chopin mention outside code): the caller starts a turn. */
+	mentionsPlanner: boolean;
+}
+
+export interface MessagePage {
+	/** Oldest first. */
+	messages: MessageView[];
+	/** Whether older messages remain: ask again with `before` set to the first message's seq. */
+	more: boolean;
+}
+
+export class ChatService {
+	/** The Planner's replies as they stream. */
+	readonly replies: ReplyService;
+
+	constructor(
+		private readonly deps: DomainDeps,
+		images: DocumentImageService,
+	) {
+		this.replies = new ReplyService(deps, images);
+	}
+
+	/** Appends a person's message (1 to 20,000 characters, not blank) and says whether it mentions @chopin. */
+	async post(documentId: string, input: { author: string; body: string }): Promise<PostedMessage> {
+		if (!LOGIN_PATTERN.test(input.author)) {
+			throw new ChatError("invalid-login", `${JSON.stringify(input.author.slice(0, 60))} is not a login.`);
+		}
+		const body = checkBody(input.body, MAX_MESSAGE_CHARS);
+		const message = await this.#insert(documentId, { role: "person", authorLogin: input.author, body });
+		return { message, mentionsPlanner: mentionsPlanner(body) };
+	}
+
+	/** Appends a notice from Chopin itself (a Planner disconnected, a Stop not confirmed, ...); archived documents take them too. */
+	async postNotice(documentId: string, body: string): Promise<MessageView> {
+		return this.#insert(documentId, {
+			role: "system",
+			authorLogin: null,
+			body: checkBody(body, MAX_NOTICE_CHARS),
+		});
+	}
+
+	async get(messageId: string): Promise<MessageView> {
+		const row = await findMessageRow(this.deps.store, messageId);
+		if (!row) throw new ChatError("message-not-found", `No message ${messageId} exists.`, undefined, 404);
+		return this.#live((await messageViews(this.deps.store, [row]))[0]!);
+	}
+
+	/**
+	 * The latest `limit` messages (default 50, at most 200) before seq `before` (default: the newest),
+	 * oldest first. A reply this process is streaming shows every delta published so far.
+	 */
+	async list(documentId: string, options: { before?: number; limit?: number } = {}): Promise<MessagePage> {
+		const limit = options.limit ?? DEFAULT_PAGE;
+		if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
+			throw new ChatError("invalid-page", `limit must be a whole number from 1 to ${MAX_PAGE}.`);
+		}
+		const before = options.before ?? Number.MAX_SAFE_INTEGER;
+		if (!Number.isSafeInteger(before) || before < 1) {
+			throw new ChatError("invalid-page", "before must be a message's seq, a whole number from 1.");
+		}
+		const { store } = this.deps;
+		const rows = await store.many(
+			store.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND seq < ${before}
+				ORDER BY seq DESC LIMIT ${limit + 1}`,
+			messageRow,
+		);
+		const page = rows.slice(0, limit).reverse();
+		const views = await messageViews(store, page);
+		return { messages: views.map((v) => this.#live(v)), more: rows.length > limit };
+	}
+
+	/** What a Planner turn is given of this Chat: the backscroll since its last turn and the bootstrap transcript. */
+	chatContext(documentId: string, options?: ChatContextOptions): Promise<ChatContext> {
+		return chatContext(this.deps.store, documentId, options);
+	}
+
+	async #insert(
+		documentId: string,
+		fields: { role: "person" | "system"; authorLogin: string | null; body: string },
+	): Promise<MessageView> {
+		const row = await insertMessage(this.deps.store, {
+			id: randomId(),
+			documentId,
+			...fields,
+			status: "done",
+			replyTo: null,
+			now: this.deps.clock.now(),
+		});
+		const message = (await messageViews(this.deps.store, [row]))[0]!;
+		this.deps.hub.publish(documentId, { type: "message.created", documentId, message });
+		return message;
+	}
+
+	#live(view: MessageView): MessageView {
+		const body = view.status === "streaming" ? this.replies.liveBody(view.id) : undefined;
+		return body === undefined ? view : { ...view, body };
+	}
+}
+
+function checkBody(body: string, max: number): string {
+	if (!body.trim()) throw new ChatError("message-empty", "The message is empty.");
+	if (codePointLength(body, max) > max) {
+		throw new ChatError(
+			"message-too-long",
+			`The message is longer than ${max} characters.`,
+			"Shorten it, or put the long text in a document and refer to it.",
+		);
+	}
+	return body;
+}

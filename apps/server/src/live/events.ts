@@ -1,0 +1,94 @@
+// The live events of a document, as zod schemas: what services publish and the /ws socket sends to pages.
+import { z } from "zod";
+import { messageViewSchema } from "../chat/message-view";
+import { decisionViewSchema } from "../decisions/decision-view";
+import { documentChangeSchema, documentSummarySchema } from "../documents/document-view";
+import { runCardViewSchema } from "../runs/run-view";
+
+const documentId = z.string();
+
+export const messageCreatedEventSchema = z.strictObject({
+	type: z.literal("message.created"),
+	documentId,
+	message: messageViewSchema,
+});
+
+/** A message changed other than by text: status, error line, Work details rows, images. Carries it whole. */
+export const messageUpdatedEventSchema = z.strictObject({
+	type: z.literal("message.updated"),
+	documentId,
+	message: messageViewSchema,
+});
+
+/** Text appended to a streaming reply. `offset` is the body's length (UTF-16 units) before it. */
+export const messageDeltaEventSchema = z.strictObject({
+	type: z.literal("message.delta"),
+	documentId,
+	messageId: z.string(),
+	offset: z.int().nonnegative(),
+	delta: z.string(),
+});
+
+export const decisionCreatedEventSchema = z.strictObject({
+	type: z.literal("decision.created"),
+	documentId,
+	decision: decisionViewSchema,
+});
+
+export const decisionUpdatedEventSchema = z.strictObject({
+	type: z.literal("decision.updated"),
+	documentId,
+	decision: decisionViewSchema,
+});
+
+/** The cards that changed (whole), and the ids of cards no longer shown. */
+export const runsUpdatedEventSchema = z.strictObject({
+	type: z.literal("runs.updated"),
+	documentId,
+	cards: z.array(runCardViewSchema),
+	removed: z.array(z.string()),
+});
+
+export const documentUpdatedEventSchema = z.strictObject({
+	type: z.literal("document.updated"),
+	documentId,
+	change: documentChangeSchema,
+	document: documentSummarySchema,
+	/** The new source, on a source change only. */
+	source: z.string().optional(),
+	/** Who made the change, when a person did. */
+	by: z.string().optional(),
+});
+
+export const PLANNER_STATES = [
+	"unattached",
+	"starting",
+	"attached",
+	"working",
+	"grace",
+	"disconnected",
+] as const;
+
+/** Whether the document has a Planner and what it is doing (published by the agent endpoint). */
+export const plannerStatusEventSchema = z.strictObject({
+	type: z.literal("planner.status"),
+	documentId,
+	state: z.enum(PLANNER_STATES),
+	/** The Planner owner's login, when there is one. */
+	login: z.string().optional(),
+	/** When a grace period ends (ms since the epoch). */
+	until: z.int().optional(),
+});
+
+export const liveEventSchema = z.discriminatedUnion("type", [
+	messageCreatedEventSchema,
+	messageUpdatedEventSchema,
+	messageDeltaEventSchema,
+	decisionCreatedEventSchema,
+	decisionUpdatedEventSchema,
+	runsUpdatedEventSchema,
+	documentUpdatedEventSchema,
+	plannerStatusEventSchema,
+]);
+export type LiveEvent = z.infer<typeof liveEventSchema>;
+export type LiveEventType = LiveEvent["type"];
