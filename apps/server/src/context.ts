@@ -4,6 +4,7 @@ import { createIdentity, type Identity } from "./auth/identity";
 import { Sessions } from "./auth/sessions";
 import type { Config } from "./config";
 import { ensureDataDir, loadSecretKey } from "./data-dir";
+import { createDomain, type Domain, startDomain } from "./domain";
 import { SocketRegistry } from "./http/sockets";
 import { createLogger, type Logger } from "./log";
 import { Secret } from "./secret";
@@ -31,6 +32,8 @@ export interface AppContext {
 	readonly identity: Identity;
 	/** Browser sessions and the live sign-ins of this process (auth/sessions.ts). */
 	readonly sessions: Sessions;
+	/** Documents, images, Chat, Decisions, run cards and the live hub (domain.ts). */
+	readonly domain: Domain;
 	/**
 	 * Runs fn when the server stops, before remaining sockets are closed and before the store
 	 * closes: the place to close a domain's sockets with its own code. Latest registered runs first.
@@ -85,6 +88,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 	// Sessions that expired while no process watched them: their rows go now.
 	const swept = await sessions.sweep();
 	if (swept) log.info("expired sessions deleted", { count: swept });
+	const domain = createDomain({ store, clock, log, config });
+	await startDomain(domain, { config, log });
 	const context: AppContext = {
 		// A copy: starting on port 0 fills in publicUrl, and the caller's config must stay as given.
 		config: { ...config },
@@ -97,6 +102,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 		fetch: outbound,
 		identity,
 		sessions,
+		domain,
 		onStop: (fn) => {
 			stopHooks.push(fn);
 		},
