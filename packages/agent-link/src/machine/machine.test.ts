@@ -126,7 +126,11 @@ describe("client identity and versions", () => {
 	test("the upgrade command depends on how chopin was installed", () => {
 		expect(upgradeCommand("npm", "1.2.0", "https://c.example")).toBe("npm install -g @chopin/cli@1.2.0");
 		expect(upgradeCommand("script", "1.2.0", "https://c.example")).toContain("https://c.example/install.sh");
-		expect(upgradeCommand("source", "1.2.0", "https://c.example")).toBe("git pull && bun install");
+		expect(upgradeCommand("source", "1.2.0", "https://c.example")).toBe("git pull --ff-only && bun install");
+		expect(upgradeCommand("script", "1.2.0", "https://c.example")).toBe(
+			"curl -fsSL https://c.example/install.sh | CHOPIN_VERSION=1.2.0 sh",
+		);
+		expect(upgradeCommand("binary", "1.2.0", "https://c.example", "win32")).toContain("install.ps1 | iex");
 	});
 
 	test("every refusal is final and has a distinct close code", () => {

@@ -64,18 +64,26 @@ export function compareVersions(a: string, b: string): number {
 }
 
 /**
- * The exact command that upgrades the CLI, for the way it was installed. The server names it
- * when it refuses a version; the CLI prints it as it is.
+ * The exact command that upgrades the CLI, for the way it was installed (the same table as
+ * apps/cli/src/version.ts, which also knows where a standalone binary lives). The server names
+ * it when it refuses a version; `os` picks PowerShell for Windows.
  */
-export function upgradeCommand(install: InstallMethod, version: string, serverOrigin: string): string {
+export function upgradeCommand(
+	install: InstallMethod,
+	version: string,
+	serverOrigin: string,
+	os?: string,
+): string {
 	switch (install) {
 		case "npm":
 			return `npm install -g @chopin/cli@${version}`;
 		case "script":
 		case "binary":
-			return `curl -fsSL ${serverOrigin}/install.sh | sh -s -- --version ${version}`;
+			return os === "win32" || os === "windows"
+				? `$env:CHOPIN_VERSION='${version}'; irm ${serverOrigin}/install.ps1 | iex`
+				: `curl -fsSL ${serverOrigin}/install.sh | CHOPIN_VERSION=${version} sh`;
 		case "source":
-			return "git pull && bun install";
+			return "git pull --ff-only && bun install";
 	}
 }
 
