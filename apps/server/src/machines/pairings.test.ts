@@ -5,28 +5,17 @@ import type { Env } from "../config";
 import { describeStores, runnableKinds, type StoreFixture } from "../store/testing";
 import {
 	cliRequest,
+	LOCAL_ENV,
 	pageRequest,
 	pairingStartBody,
 	pairLocally,
-	TEST_CLIENT,
 	type Target,
+	TEST_CLIENT,
 } from "../testing/machines";
 import { startTestServer, type TestServer } from "../testing/server";
 import { signInLocally } from "../testing/sign-in";
 import { type StoreServer, startStoreServer } from "../testing/store-server";
 import { CODE_GUESS_LIMIT, GUESS_LIMIT, MAX_PENDING_PER_ADDRESS, PAIRING_TTL_MS } from "./pairings";
-
-export const LOCAL_ENV: Env = {
-	AUTH_MODE: "local",
-	DEMO: "off",
-	LOCAL_ACCOUNTS: JSON.stringify({
-		users: [{ login: "ana" }, { login: "ben" }, { login: "cy" }],
-		repositories: {
-			"octo/score": { ana: "admin", ben: "read", cy: "write" },
-			"octo/other": { ana: "write", cy: "write" },
-		},
-	}),
-};
 
 let clock: ManualClock;
 let servers: StoreServer[];
@@ -53,8 +42,13 @@ async function start(target: Target, repositories?: string[]) {
 	return pairingStartedSchema.parse(await res.json());
 }
 
-const confirm = (target: Target, jar: Parameters<typeof pageRequest>[1], id: string, code: string, autoRun = true) =>
-	pageRequest(target, jar, "POST", `/api/connector/pairings/${id}/confirm`, { code, autoRun });
+const confirm = (
+	target: Target,
+	jar: Parameters<typeof pageRequest>[1],
+	id: string,
+	code: string,
+	autoRun = true,
+) => pageRequest(target, jar, "POST", `/api/connector/pairings/${id}/confirm`, { code, autoRun });
 
 const claim = (target: Target, id: string, secret: string) =>
 	cliRequest(target, "POST", `/api/connector/pairings/${id}/claim`, { body: { secret } });
@@ -83,7 +77,11 @@ describeStores("pairing a machine", (t) => {
 		const { jar } = await signInLocally(server, "ana");
 		const view = await pageRequest(server, jar, "GET", `/api/connector/pairings/${started.id}`);
 		const shown = (await view.json()) as { pairing: Record<string, unknown> };
-		expect(shown.pairing).toMatchObject({ status: "pending", label: "ana's laptop", repositories: ["octo/score"] });
+		expect(shown.pairing).toMatchObject({
+			status: "pending",
+			label: "ana's laptop",
+			repositories: ["octo/score"],
+		});
 		expect(JSON.stringify(shown)).not.toContain(started.code);
 
 		const confirmed = await confirm(server, jar, started.id, started.code, true);
@@ -102,7 +100,9 @@ describeStores("pairing a machine", (t) => {
 		const rows = await t.store.many(t.store.sql`SELECT * FROM machines`);
 		expect(rows).toHaveLength(1);
 		expect(JSON.stringify(rows)).not.toContain(body.credential);
-		expect(rows[0]!.credential_digest).toBe(new Bun.CryptoHasher("sha256").update(body.credential).digest("hex"));
+		expect(rows[0]!.credential_digest).toBe(
+			new Bun.CryptoHasher("sha256").update(body.credential).digest("hex"),
+		);
 
 		await refusal(await claim(server, started.id, started.secret), 409, "pairing-claimed");
 		const info = await cliRequest(server, "GET", "/api/connector/machine", { credential: body.credential });

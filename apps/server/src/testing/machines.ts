@@ -14,6 +14,19 @@ import type { CookieJar } from "./sign-in";
 
 export const TEST_CLIENT: ClientInfo = { version: "0.2.0", os: "linux", arch: "x64", install: "npm" };
 
+/** AUTH_MODE=local with three people: ana (admin), ben (read) and cy (write) on octo/score; ana and cy write octo/other. */
+export const LOCAL_ENV: Record<string, string> = {
+	AUTH_MODE: "local",
+	DEMO: "off",
+	LOCAL_ACCOUNTS: JSON.stringify({
+		users: [{ login: "ana" }, { login: "ben" }, { login: "cy" }],
+		repositories: {
+			"octo/score": { ana: "admin", ben: "read", cy: "write" },
+			"octo/other": { ana: "write", cy: "write" },
+		},
+	}),
+};
+
 /** What the tests call: a server's fetch (a real port or its router) and the origin its pages use. */
 export interface Target {
 	fetch(req: Request): Promise<Response>;
@@ -82,8 +95,11 @@ export async function pairLocally(
 		code,
 		autoRun: options.autoRun ?? false,
 	});
-	if (confirmed.status !== 200) throw new Error(`confirm answered ${confirmed.status}: ${await confirmed.text()}`);
-	const claimed = await cliRequest(target, "POST", `/api/connector/pairings/${id}/claim`, { body: { secret } });
+	if (confirmed.status !== 200)
+		throw new Error(`confirm answered ${confirmed.status}: ${await confirmed.text()}`);
+	const claimed = await cliRequest(target, "POST", `/api/connector/pairings/${id}/claim`, {
+		body: { secret },
+	});
 	const body = (await claimed.json()) as { credential: string; machine: { id: string } };
 	if (claimed.status !== 200 || !body.credential) throw new Error(`claim answered ${claimed.status}`);
 	return { credential: body.credential, machineId: body.machine.id, pairingId: id };
@@ -113,6 +129,11 @@ export interface MachineClient {
 	readonly closed: Promise<{ code: number; reason: string }>;
 	/** Resolves on each ping the server sends (counted). */
 	readonly pings: { count: number; next(): Promise<void> };
+	/**
+	 * Pings the server and waits for its pong. Frames arrive in order, so once it is back the
+	 * server has read everything this client sent before it (its own pongs included).
+	 */
+	roundTrip(): Promise<void>;
 	close(): void;
 }
 
@@ -172,7 +193,10 @@ export function openMachineSocket(
 				text += String(chunk);
 			});
 			res.on("end", () => {
-				resolve({ status: res.statusCode ?? 0, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} });
+				resolve({
+					status: res.statusCode ?? 0,
+					body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
+				});
 				ws.terminate();
 			});
 		});
@@ -188,6 +212,11 @@ export function openMachineSocket(
 				send: (message) => ws.send(typeof message === "string" ? message : JSON.stringify(message)),
 				closed,
 				pings,
+				roundTrip: () =>
+					new Promise<void>((r) => {
+						ws.once("pong", () => r());
+						ws.ping();
+					}),
 				close: () => ws.close(),
 			}),
 		);
@@ -201,7 +230,8 @@ export async function connectMachine(
 	options: Parameters<typeof openMachineSocket>[1] = {},
 ): Promise<MachineClient> {
 	const result = await openMachineSocket(serverUrl, { ...options, credential });
-	if ("status" in result) throw new Error(`the upgrade was refused: ${result.status} ${JSON.stringify(result.body)}`);
+	if ("status" in result)
+		throw new Error(`the upgrade was refused: ${result.status} ${JSON.stringify(result.body)}`);
 	return result;
 }
 
