@@ -77,6 +77,7 @@ export class ControlHost {
 		if (event.event === "stopped" || event.event === "refused") {
 			await this.deps.credentials.deleteForMachine(connection.machineId, event.document);
 		}
+		this.deps.changed(connection.machineId);
 	}
 
 	/** The machine's socket closed: it is away since now (its runs show "machine offline" from here). */

@@ -10,7 +10,7 @@ import {
 	parseMachineServerFrame,
 } from "@chopin/agent-link/machine";
 import WebSocket from "ws";
-import type { CookieJar } from "./sign-in";
+import { type CookieJar, signInWithGitHub } from "./sign-in";
 
 export const TEST_CLIENT: ClientInfo = { version: "0.2.0", os: "linux", arch: "x64", install: "npm" };
 
@@ -103,6 +103,44 @@ export async function pairLocally(
 	const body = (await claimed.json()) as { credential: string; machine: { id: string } };
 	if (claimed.status !== 200 || !body.credential) throw new Error(`claim answered ${claimed.status}`);
 	return { credential: body.credential, machineId: body.machine.id, pairingId: id };
+}
+
+/**
+ * GitHub mode: start → confirm (the person's session) → the machine's own GitHub grant through
+ * the emulator (/auth/github/start?intent=machine-pairing) → claim.
+ */
+export async function pairWithGitHub(
+	target: Target,
+	jar: CookieJar,
+	login: string,
+	options: { repositories?: string[]; autoRun?: boolean; grantAs?: string } = {},
+): Promise<{ credential: string; machineId: string; pairingId: string; grant: Response }> {
+	const started = await cliRequest(target, "POST", "/api/connector/pairings", {
+		body: pairingStartBody(options.repositories ?? ["score-team/score"], `${login}'s laptop`),
+	});
+	if (started.status !== 201) throw new Error(`start answered ${started.status}: ${await started.text()}`);
+	const { id, secret, code } = (await started.json()) as { id: string; secret: string; code: string };
+	const confirmed = await pageRequest(target, jar, "POST", `/api/connector/pairings/${id}/confirm`, {
+		code,
+		autoRun: options.autoRun ?? false,
+	});
+	const answer = (await confirmed.json()) as { status: string; location: string };
+	if (confirmed.status !== 200 || answer.status !== "authorize") {
+		throw new Error(`confirm answered ${confirmed.status}: ${JSON.stringify(answer)}`);
+	}
+	const location = new URL(answer.location, target.publicUrl);
+	const { callback } = await signInWithGitHub(target, options.grantAs ?? login, {
+		jar,
+		intent: location.searchParams.get("intent")!,
+		next: location.searchParams.get("next")!,
+	});
+	if (callback.status !== 302) return { credential: "", machineId: "", pairingId: id, grant: callback };
+	const claimed = await cliRequest(target, "POST", `/api/connector/pairings/${id}/claim`, {
+		body: { secret },
+	});
+	const body = (await claimed.json()) as { credential: string; machine: { id: string } };
+	if (claimed.status !== 200 || !body.credential) throw new Error(`claim answered ${claimed.status}`);
+	return { credential: body.credential, machineId: body.machine.id, pairingId: id, grant: callback };
 }
 
 export const hello = (
