@@ -11,6 +11,7 @@ import type { Assignments } from "./assignments";
 import type { MachineAuthorizations } from "./authorizations";
 import type { MachineConnection } from "./connection";
 import { type MachineRefusal, machineReauthorize, machineRevoked, repositoryAccessLost } from "./errors";
+import { TOUCH_EVERY_MS } from "./machine-auth";
 import { getMachine, type MachineState, saveState, touchMachine, uniqueRepositories } from "./machine-rows";
 import type { PlannerCredentials } from "./planner-credentials";
 import type { PlannerUsage } from "./planner-usage";
@@ -46,7 +47,14 @@ export class ControlHost {
 		if (!machine || machine.revokedAt !== null || !machine.claimed) return machineRevoked();
 		if (machine.reauthorize) return machineReauthorize(machine.owner);
 		const { type: _type, version: _version, ...state } = hello;
-		await saveState(store, machine.id, state, connection.client, clock.now());
+		const now = clock.now();
+		// A machine back after a restart usually says what it said a moment ago: nothing to write then
+		// (a write per machine is what a reconnect storm would wait on, each a sync of the database).
+		const same =
+			now - machine.lastContactAt < TOUCH_EVERY_MS &&
+			JSON.stringify([state.checkouts, state.runs, state.planners, state.sandbox, connection.client]) ===
+				JSON.stringify([machine.checkouts, machine.runs, machine.planners, machine.sandbox, machine.client]);
+		if (!same) await saveState(store, machine.id, state, connection.client, now);
 		const repositories = uniqueRepositories(state.checkouts);
 		const access = await this.#access(machine.id, repositories);
 		if (access === "ended") return machineReauthorize(machine.owner);

@@ -111,7 +111,7 @@ export class ControlChannel {
 		const client = readClient(c.req);
 		const refusal = versionRefusal(client, settings.versionPolicy);
 		if (refusal) throw refusalError(refusal);
-		await this.#deps.auth.touch(checked.id, true);
+		// No contact is written here: the hello that follows stores the state and the contact in one write.
 		const data: MachineSocketData = {
 			kind: MACHINE_SOCKET_KIND,
 			machineId: checked.id,
