@@ -300,3 +300,37 @@ async function waitOffline(w: World, machineId: string): Promise<void> {
 		});
 	});
 }
+
+test("what a machine says of a document's Planner backend is kept for the agent endpoint's messages", async () => {
+	const w = await world();
+	const { machines } = w.server.context;
+	const a1 = await online(w, "a1");
+	await machines.requestPlanner(w.documents.d1);
+	const changes = () =>
+		new Promise<void>((resolve) => {
+			const off = machines.onChange(() => {
+				off();
+				resolve();
+			});
+		});
+	for (const event of ["starting", "exited", "exited"] as const) {
+		const changed = changes();
+		a1.send({
+			type: "planner-event",
+			document: w.documents.d1,
+			event,
+			reason: "command not found: my-planner",
+		});
+		await changed;
+	}
+	expect(machines.plannerActivity(w.documents.d1)).toEqual({
+		machineId: w.machines.a1.machineId,
+		login: "ana",
+		event: "exited",
+		reason: "command not found: my-planner",
+		at: w.clock.now(),
+		exitsInRow: 2,
+	});
+	machines.plannerAttached(w.documents.d1);
+	expect(machines.plannerActivity(w.documents.d1)?.exitsInRow).toBe(0);
+});

@@ -214,6 +214,21 @@ export class Machines {
 		this.assignments.markUsed(documentId);
 	}
 
+	/** Whether the document is in use (an open question, a live run, or what an added check says). */
+	isBusy(documentId: string): Promise<boolean> {
+		return this.usage.isBusy(documentId);
+	}
+
+	/** What the document's machine last said of its Planner backend (for "Can't connect to @login's machine: <reason>"). */
+	plannerActivity(documentId: string) {
+		return this.usage.activity(documentId);
+	}
+
+	/** The document's Planner attached: its backend's exits in a row start again from none. */
+	plannerAttached(documentId: string): void {
+		this.usage.attached(documentId);
+	}
+
 	/** Adds a check of whether a document is busy (a reply in progress): busy documents are never withdrawn. */
 	addBusyCheck(check: (documentId: string) => boolean | Promise<boolean>): () => void {
 		return this.usage.addBusyCheck(check);
