@@ -428,3 +428,30 @@ describe("limits, logging and the demo", () => {
 		expectRefused({ PORT: 3000 as unknown as string }, "PORT", /must be a string/);
 	});
 });
+
+describe("machines", () => {
+	const github = { AUTH_MODE: "github", GITHUB_CLIENT_ID: "Iv1.x", GITHUB_CLIENT_SECRET: "s" };
+
+	test("MIN_CLI_VERSION: unset accepts every version; a version such as 0.3.0 or 1.0.0-rc.1", () => {
+		expect(load({}).machines.minCliVersion).toBeUndefined();
+		expect(load({ MIN_CLI_VERSION: "0.3.0" }).machines.minCliVersion).toBe("0.3.0");
+		expect(load({ MIN_CLI_VERSION: "1.0.0-rc.1" }).machines.minCliVersion).toBe("1.0.0-rc.1");
+		expectRefused({ MIN_CLI_VERSION: "v1" }, "MIN_CLI_VERSION", /such as 0\.3\.0/);
+		expectRefused({ MIN_CLI_VERSION: "1.2" }, "MIN_CLI_VERSION");
+	});
+
+	test("MACHINE_OFFLINE_GRACE_MS defaults to 15 minutes and takes 0 to a day", () => {
+		expect(load({}).machines.offlineGraceMs).toBe(15 * 60_000);
+		expect(load({ MACHINE_OFFLINE_GRACE_MS: "0" }).machines.offlineGraceMs).toBe(0);
+		expect(load({ MACHINE_OFFLINE_GRACE_MS: "86400000" }).machines.offlineGraceMs).toBe(86_400_000);
+		expectRefused({ MACHINE_OFFLINE_GRACE_MS: "86400001" }, "MACHINE_OFFLINE_GRACE_MS");
+	});
+
+	test("LOCAL_PLANNER_CREDENTIALS is off by default, and only for AUTH_MODE=local", () => {
+		expect(load({}).machines.localPlannerCredentials).toBe(false);
+		expect(load({ LOCAL_PLANNER_CREDENTIALS: "on" }).machines.localPlannerCredentials).toBe(true);
+		expect(load(github).machines.localPlannerCredentials).toBe(false);
+		expectRefused({ ...github, LOCAL_PLANNER_CREDENTIALS: "on" }, "LOCAL_PLANNER_CREDENTIALS");
+		expectRefused({ LOCAL_PLANNER_CREDENTIALS: "yes" }, "LOCAL_PLANNER_CREDENTIALS");
+	});
+});

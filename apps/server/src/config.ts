@@ -135,6 +135,14 @@ const secretKey = variable("CHOPIN_SECRET_KEY", (raw, fail) => {
 	return new Secret(key!);
 });
 
+/** The oldest `chopin` CLI a machine may run: an x.y.z version (an optional pre-release tag after -). */
+const minCliVersion = variable("MIN_CLI_VERSION", (raw, fail) => {
+	if (!/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(raw) || raw.length > 64) {
+		fail(`MIN_CLI_VERSION must be a version such as 0.3.0 (got ${shown(raw)}).`);
+	}
+	return raw;
+});
+
 const databaseUrl = variable("DATABASE_URL", (raw, fail) => {
 	let url: URL | undefined;
 	try {
@@ -238,6 +246,9 @@ const envSchema = z.object({
 	LOG_LEVEL: oneOf("LOG_LEVEL", LOG_LEVELS),
 	DEMO: flag("DEMO"),
 	SESSION_TTL_MS: integer("SESSION_TTL_MS", 60_000, 366 * 24 * HOUR_MS),
+	MIN_CLI_VERSION: minCliVersion,
+	MACHINE_OFFLINE_GRACE_MS: integer("MACHINE_OFFLINE_GRACE_MS", 0, 24 * HOUR_MS),
+	LOCAL_PLANNER_CREDENTIALS: flag("LOCAL_PLANNER_CREDENTIALS"),
 });
 
 type ParsedEnv = z.output<typeof envSchema>;
@@ -271,6 +282,11 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 			);
 		if (env.DEMO)
 			throw new ConfigError("DEMO", "DEMO=on needs AUTH_MODE=local: the demo account is a local account.");
+		if (env.LOCAL_PLANNER_CREDENTIALS)
+			throw new ConfigError(
+				"LOCAL_PLANNER_CREDENTIALS",
+				"LOCAL_PLANNER_CREDENTIALS applies only to AUTH_MODE=local: GitHub mode always issues Planner credentials.",
+			);
 	}
 	const ping = env.AGENT_CONNECTION_PING_MS ?? 15_000;
 	const timeout = env.AGENT_CONNECTION_TIMEOUT_MS ?? 120_000;
@@ -325,6 +341,14 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 		demo: env.DEMO ?? authMode === "local",
 		/** How long a browser sign-in lasts from the moment it is made (30 days by default). */
 		sessionTtlMs: env.SESSION_TTL_MS ?? 30 * 24 * HOUR_MS,
+		machines: {
+			/** MIN_CLI_VERSION; undefined accepts every version. */
+			minCliVersion: env.MIN_CLI_VERSION,
+			/** How long a dropped machine's runs show "machine offline" before they show failed (15 minutes). */
+			offlineGraceMs: env.MACHINE_OFFLINE_GRACE_MS ?? 15 * 60_000,
+			/** LOCAL_PLANNER_CREDENTIALS: issue Planner credentials under AUTH_MODE=local too (off, as the spec says). */
+			localPlannerCredentials: env.LOCAL_PLANNER_CREDENTIALS ?? false,
+		},
 	};
 }
 

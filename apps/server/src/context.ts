@@ -7,6 +7,7 @@ import { ensureDataDir, loadSecretKey } from "./data-dir";
 import { createDomain, type Domain, startDomain } from "./domain";
 import { SocketRegistry } from "./http/sockets";
 import { createLogger, type Logger } from "./log";
+import { Machines } from "./machines/service";
 import { Secret } from "./secret";
 import { migrate } from "./store/migrate";
 import { openStore, type Store } from "./store/store";
@@ -34,6 +35,8 @@ export interface AppContext {
 	readonly sessions: Sessions;
 	/** Documents, images, Chat, Decisions, run cards and the live hub (domain.ts). */
 	readonly domain: Domain;
+	/** Paired machines: pairing, credentials, the control channel, machine choice (machines/service.ts). */
+	readonly machines: Machines;
 	/**
 	 * Runs fn when the server stops, before remaining sockets are closed and before the store
 	 * closes: the place to close a domain's sockets with its own code. Latest registered runs first.
@@ -90,6 +93,18 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 	if (swept) log.info("expired sessions deleted", { count: swept });
 	const domain = createDomain({ store, clock, log, config });
 	await startDomain(domain, { config, log });
+	// Reads the context's config: PUBLIC_URL is final only once the server listens.
+	const machines = new Machines({
+		config: () => context.config,
+		clock,
+		log,
+		store,
+		identity,
+		domain,
+		version: VERSION,
+	});
+	machines.start();
+	stopHooks.push(() => machines.stop());
 	const context: AppContext = {
 		// A copy: starting on port 0 fills in publicUrl, and the caller's config must stay as given.
 		config: { ...config },
@@ -103,6 +118,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 		identity,
 		sessions,
 		domain,
+		machines,
 		onStop: (fn) => {
 			stopHooks.push(fn);
 		},

@@ -52,3 +52,18 @@ test("memory stays bounded: idle buckets go first, then the least recently used"
 	// Everything had refilled: all idle buckets were dropped to make room.
 	expect(limiter.size).toBe(1);
 });
+
+test("blocked() says how long until a token comes back, without taking one", async () => {
+	const clock = new ManualClock();
+	const limiter = new RateLimiter({ capacity: 2, refillMs: 1_000, clock });
+	expect(limiter.blocked("a")).toBeUndefined();
+	limiter.take("a");
+	expect(limiter.blocked("a")).toBeUndefined();
+	limiter.take("a");
+	expect(limiter.blocked("a")).toBe(1_000);
+	expect(limiter.blocked("a")).toBe(1_000);
+	await clock.advance(400);
+	expect(limiter.blocked("a")).toBe(600);
+	await clock.advance(600);
+	expect(limiter.blocked("a")).toBeUndefined();
+});

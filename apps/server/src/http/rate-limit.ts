@@ -47,6 +47,19 @@ export class RateLimiter {
 		if (!decision.ok) throw rateLimited(decision.retryAfterMs, what);
 	}
 
+	/**
+	 * How long until the key has a token again, without taking one; undefined when it has one now.
+	 * For limits that only failures pay for (wrong guesses): check first, take on failure.
+	 */
+	blocked(key: string): number | undefined {
+		const bucket = this.#buckets.get(key);
+		if (!bucket) return undefined;
+		const { capacity, refillMs } = this.#options;
+		const elapsed = Math.max(0, this.#options.clock.now() - bucket.at);
+		const tokens = Math.min(capacity, bucket.tokens + elapsed / refillMs);
+		return tokens >= 1 ? undefined : Math.ceil((1 - tokens) * refillMs);
+	}
+
 	/** Forgets a key, e.g. after a success that should not count against the next attempt. */
 	reset(key: string): void {
 		this.#buckets.delete(key);

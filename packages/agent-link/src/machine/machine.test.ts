@@ -4,6 +4,7 @@ import {
 	compareVersions,
 	encodeMachineClientMessage,
 	encodeMachineServerMessage,
+	errorBodySchema,
 	formatClientHeader,
 	MACHINE_MAX_FRAME_BYTES,
 	MACHINE_REFUSALS,
@@ -11,6 +12,7 @@ import {
 	type MachineServerMessage,
 	machineInfoSchema,
 	pairingClaimedSchema,
+	pairingConfirmedSchema,
 	pairingStartSchema,
 	parseClientHeader,
 	parseMachineClientFrame,
@@ -137,5 +139,40 @@ describe("client identity and versions", () => {
 		const closes = Object.values(MACHINE_REFUSALS).map((r) => r.close);
 		expect(new Set(closes).size).toBe(closes.length);
 		expect(Object.values(MACHINE_REFUSALS).every((r) => r.final)).toBe(true);
+	});
+});
+
+describe("answers the server gives", () => {
+	test("the confirm answers with the machine, or where to send the browser for a GitHub grant", () => {
+		const machine = { id: "mch_1", label: "laptop", owner: "ana", autoRun: false };
+		expect(pairingConfirmedSchema.safeParse({ status: "confirmed", machine }).success).toBe(true);
+		expect(
+			pairingConfirmedSchema.safeParse({
+				status: "authorize",
+				location: "/auth/github/start?intent=machine-pairing&next=%2Fpair%2Fprg_1",
+			}).success,
+		).toBe(true);
+		expect(pairingConfirmedSchema.safeParse({ status: "authorize" }).success).toBe(false);
+	});
+
+	test("an error body is read for what a client needs, whatever else the server adds", () => {
+		const parsed = errorBodySchema.parse({
+			code: "rate-limited",
+			message: "Too many pairing attempts from here.",
+			hint: "Wait 6 seconds and try again.",
+			retryAfter: 6,
+			field: "secret",
+		});
+		expect(parsed).toEqual({
+			code: "rate-limited",
+			message: "Too many pairing attempts from here.",
+			hint: "Wait 6 seconds and try again.",
+			retryAfter: 6,
+		});
+		expect(
+			errorBodySchema.parse({ code: "subprotocol-required", message: "", supported: ["chopin.machine.v1"] })
+				.supported,
+		).toEqual(["chopin.machine.v1"]);
+		expect(errorBodySchema.safeParse({ message: "no code" }).success).toBe(false);
 	});
 });

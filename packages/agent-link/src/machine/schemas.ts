@@ -21,11 +21,18 @@ export const checkoutSchema = z.strictObject({
 });
 export type Checkout = z.infer<typeof checkoutSchema>;
 
-export const errorBodySchema = z.strictObject({
+/**
+ * A refusal's body. Not strict: every server error shares this shape and some add a field (a 400's
+ * `field`, a 426's `supported`), so a client reads what it knows and ignores the rest.
+ */
+export const errorBodySchema = z.object({
 	code: z.string().min(1).max(128),
 	message: note,
 	hint: note.optional(),
-	retryAfterMs: count.optional(),
+	/** Seconds to wait, on a 429 or 503 (the same as its Retry-After header). */
+	retryAfter: count.optional(),
+	/** The subprotocols the server speaks, on a 426 subprotocol-required. */
+	supported: z.array(z.string()).optional(),
 });
 export type ErrorBody = z.infer<typeof errorBodySchema>;
 
@@ -66,6 +73,19 @@ export const pairingClaimedSchema = z.discriminatedUnion("status", [
 export type PairingClaimed = z.infer<typeof pairingClaimedSchema>;
 
 export const pairingConfirmSchema = z.strictObject({ code: pairingCodeSchema, autoRun: z.boolean() });
+
+/**
+ * The confirm's answer: the machine (local mode), or where to send the browser for the machine's
+ * own GitHub grant (GitHub mode), after which GitHub brings it back to the pairing's page confirmed.
+ */
+export const pairingConfirmedSchema = z.discriminatedUnion("status", [
+	z.strictObject({
+		status: z.literal("confirmed"),
+		machine: machineSummarySchema.extend({ autoRun: z.boolean() }),
+	}),
+	z.strictObject({ status: z.literal("authorize"), location: chars(1, 4096) }),
+]);
+export type PairingConfirmed = z.infer<typeof pairingConfirmedSchema>;
 
 // The machine's own HTTP API -------------------------------------------------------------------
 

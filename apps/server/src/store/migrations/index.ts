@@ -1,6 +1,7 @@
 // Every migration, in order. Add a file `NNNN_<name>.ts` exporting `sql` and list it here; never edit a shipped one.
 import { sql as initial } from "./0001_initial";
 import { sql as domainServices } from "./0002_domain_services";
+import { sql as machines } from "./0003_machines";
 
 export interface Migration {
 	version: number;
@@ -12,6 +13,7 @@ export interface Migration {
 export const MIGRATIONS: readonly Migration[] = defineMigrations({
 	"0001_initial": initial,
 	"0002_domain_services": domainServices,
+	"0003_machines": machines,
 });
 
 export function defineMigrations(files: Record<string, string>): Migration[] {

@@ -1,0 +1,72 @@
+// Who is calling with a machine credential: the bearer's machine, refused when revoked, to be paired again, or too old a CLI.
+import type { Clock } from "@chopin/agent-link/clock";
+import type { ClientInfo } from "@chopin/agent-link/machine";
+import type { Store } from "../store/store";
+import { readClient, type VersionPolicy, versionRefusal } from "./client-version";
+import { credentialDigest, isMachineCredential, sameDigest } from "./credentials";
+import { type MachineRefusal, machineReauthorize, machineRevoked, refusalError } from "./errors";
+import { findByDigest, touchMachine } from "./machine-rows";
+
+/** last_contact_at is written at most this often per machine from HTTP calls (reports always write it). */
+export const TOUCH_EVERY_MS = 30_000;
+
+export interface CallingMachine {
+	id: string;
+	owner: string;
+	client: ClientInfo;
+}
+
+export type CredentialCheck =
+	| { ok: true; id: string; owner: string; reauthorize: boolean }
+	| { ok: false; refusal: MachineRefusal };
+
+export class MachineAuth {
+	readonly #touched = new Map<string, number>();
+
+	constructor(private readonly deps: { store: Store; clock: Clock; versionPolicy(): VersionPolicy }) {}
+
+	/**
+	 * The machine a bearer names. A missing, malformed, unknown or revoked credential is
+	 * machine-revoked: to the CLI they all mean "pair again", and none says which it was.
+	 */
+	async check(authorizationHeader: string | null): Promise<CredentialCheck> {
+		const token = /^Bearer +(\S+) *$/i.exec(authorizationHeader ?? "")?.[1];
+		if (!token || !isMachineCredential(token)) return { ok: false, refusal: machineRevoked() };
+		const digest = credentialDigest(token);
+		const row = await findByDigest(this.deps.store, digest);
+		if (!row || !sameDigest(row.credential_digest, digest) || row.revoked_at !== null) {
+			return { ok: false, refusal: machineRevoked() };
+		}
+		return { ok: true, id: row.id, owner: row.owner, reauthorize: row.reauthorize };
+	}
+
+	/**
+	 * Authenticates a machine's HTTP request in the documented order: the credential (401
+	 * machine-revoked, then machine-reauthorize unless allowed), the Chopin-Client header (400),
+	 * its version (426 client-version-refused). Counts as contact from the machine.
+	 */
+	async authenticate(req: Request, options: { allowReauthorize?: boolean } = {}): Promise<CallingMachine> {
+		const checked = await this.check(req.headers.get("authorization"));
+		if (!checked.ok) throw refusalError(checked.refusal);
+		if (checked.reauthorize && !options.allowReauthorize)
+			throw refusalError(machineReauthorize(checked.owner));
+		const client = readClient(req);
+		const refusal = versionRefusal(client, this.deps.versionPolicy());
+		if (refusal) throw refusalError(refusal);
+		await this.touch(checked.id);
+		return { id: checked.id, owner: checked.owner, client };
+	}
+
+	/** Records contact, at most every TOUCH_EVERY_MS per machine. */
+	async touch(machineId: string, force = false): Promise<void> {
+		const now = this.deps.clock.now();
+		const last = this.#touched.get(machineId);
+		if (!force && last !== undefined && now - last < TOUCH_EVERY_MS) return;
+		this.#touched.set(machineId, now);
+		await touchMachine(this.deps.store, machineId, now);
+	}
+
+	forget(machineId: string): void {
+		this.#touched.delete(machineId);
+	}
+}

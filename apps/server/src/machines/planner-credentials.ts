@@ -1,0 +1,102 @@
+// Planner credentials (chopin_p_): issued to a machine for one document for 15 minutes, kept only as digests in planner_credentials.
+import type { Clock } from "@chopin/agent-link/clock";
+import { z } from "zod";
+import { dbBoolean } from "../store/codecs";
+import type { Store } from "../store/store";
+import { credentialDigest, isPlannerCredential, newPlannerCredential, sameDigest } from "./credentials";
+
+/** How long a Planner credential opens connections for its document. */
+export const PLANNER_CREDENTIAL_TTL_MS = 15 * 60_000;
+
+const lookupRowSchema = z.object({
+	digest: z.string(),
+	machine_id: z.string(),
+	document_id: z.string(),
+	expires_at: z.number(),
+	owner: z.string(),
+	revoked_at: z.number().nullable(),
+	reauthorize: dbBoolean,
+});
+
+/** An unexpired credential's row, with what its machine's state says about it. */
+export interface PlannerCredentialRow {
+	machineId: string;
+	documentId: string;
+	expiresAt: number;
+	owner: string;
+	/** The machine was revoked, or must be paired again: the credential then opens nothing. */
+	machineUsable: boolean;
+}
+
+export class PlannerCredentials {
+	constructor(private readonly deps: { store: Store; clock: Clock }) {}
+
+	/** A new credential for the document; its digest is written before it is returned. */
+	async issue(machineId: string, documentId: string): Promise<{ token: string; expiresAt: number }> {
+		const { store, clock } = this.deps;
+		const token = newPlannerCredential();
+		const now = clock.now();
+		const expiresAt = now + PLANNER_CREDENTIAL_TTL_MS;
+		await store.sql`INSERT INTO planner_credentials ${store.sql({
+			digest: credentialDigest(token),
+			machine_id: machineId,
+			document_id: documentId,
+			expires_at: expiresAt,
+			created_at: now,
+		})}`;
+		return { token, expiresAt };
+	}
+
+	/** The credential's row when it is one and has not expired; undefined otherwise. */
+	async lookup(token: string): Promise<PlannerCredentialRow | undefined> {
+		if (!isPlannerCredential(token)) return undefined;
+		const { store, clock } = this.deps;
+		const digest = credentialDigest(token);
+		const row = await store.one(
+			store.sql`SELECT c.digest, c.machine_id, c.document_id, c.expires_at, m.owner, m.revoked_at, m.reauthorize
+				FROM planner_credentials c JOIN machines m ON m.id = c.machine_id
+				WHERE c.digest = ${digest} AND c.expires_at > ${clock.now()}`,
+			lookupRowSchema,
+		);
+		if (!row || !sameDigest(row.digest, digest)) return undefined;
+		return {
+			machineId: row.machine_id,
+			documentId: row.document_id,
+			expiresAt: row.expires_at,
+			owner: row.owner,
+			machineUsable: row.revoked_at === null && !row.reauthorize,
+		};
+	}
+
+	/** Deletes a machine's credentials (for one document, or all of them). */
+	async deleteForMachine(machineId: string, documentId?: string): Promise<number> {
+		const { store } = this.deps;
+		const rows =
+			documentId === undefined
+				? await store.many(
+						store.sql`DELETE FROM planner_credentials WHERE machine_id = ${machineId} RETURNING digest`,
+					)
+				: await store.many(
+						store.sql`DELETE FROM planner_credentials WHERE machine_id = ${machineId} AND document_id = ${documentId}
+							RETURNING digest`,
+					);
+		return rows.length;
+	}
+
+	async deleteForDocument(documentId: string): Promise<number> {
+		const { store } = this.deps;
+		const rows = await store.many(
+			store.sql`DELETE FROM planner_credentials WHERE document_id = ${documentId} RETURNING digest`,
+		);
+		return rows.length;
+	}
+
+	/** Deletes the rows of expired credentials; they are refused anyway once expired. */
+	async sweep(): Promise<number> {
+		const { store, clock } = this.deps;
+		const rows = await store.many(
+			store.sql`DELETE FROM planner_credentials WHERE expires_at <= ${clock.now()} RETURNING digest`,
+		);
+		return rows.length;
+	}
+}
