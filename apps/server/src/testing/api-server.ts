@@ -75,7 +75,7 @@ export async function startApiServer(
 						...headers,
 					},
 				};
-				if (body instanceof Uint8Array) init.body = body;
+				if (body instanceof Uint8Array) init.body = new Uint8Array(body);
 				else if (body !== undefined) init.body = JSON.stringify(body);
 				return server.fetch(new Request(new URL(path, server.publicUrl), init));
 			},
