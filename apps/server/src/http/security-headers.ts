@@ -5,11 +5,12 @@ export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'no
 
 /**
  * The policy of HTML pages: scripts, styles, images and connections (the /ws socket included) only
- * from this origin, no inline script or style, no plugins, no framing. A response that sets its own
+ * from this origin (and images from blob: URLs the page made: drawn diagrams), no inline script or
+ * style, no plugins, no framing. A response that sets its own
  * Content-Security-Policy always keeps it.
  */
 export const DEFAULT_PAGE_CSP =
-	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; " +
+	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; " +
 	"font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export interface SecurityHeaderOptions {

@@ -1,8 +1,9 @@
 // Markdown shown safely: marked's tokens (the lexer Chopin's blocks and mentions use) turned into React
 // elements, never into HTML. Raw HTML shows as the text it is; links only http(s), mailto and relative;
-// images only the document's own /images/<sha256>.<ext> (others show their alt text); mermaid as code.
+// images only the document's own /images/<sha256>.<ext> (others show their alt text); mermaid drawn as an image.
 import { Lexer, type Links, type Token, type Tokens } from "marked";
 import { Fragment, type ReactNode } from "react";
+import { MermaidDiagram } from "./mermaid";
 
 export interface MarkdownOptions {
 	/** The document's own image paths: the only images shown. */
@@ -122,13 +123,7 @@ class Renderer {
 			</pre>
 		);
 		if (lang.toLowerCase() !== "mermaid") return <Fragment key={key}>{code}</Fragment>;
-		// Diagrams are not drawn here yet: the source is shown as code, labelled (see docs/server.md, Pages).
-		return (
-			<figure key={key} className="diagram-source">
-				<figcaption>Mermaid diagram (source)</figcaption>
-				{code}
-			</figure>
-		);
+		return <MermaidDiagram key={key} source={token.text} />;
 	}
 
 	list(token: Tokens.List, key: number): ReactNode {
