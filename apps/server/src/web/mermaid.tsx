@@ -1,72 +1,67 @@
-// Mermaid fences drawn as diagrams, safely: the mermaid package is loaded only when a page has a fence
-// (its own script from this origin, /_chopin/mermaid.js), renders with the strict security level, and the
-// SVG is shown as an image (a blob: URL), where nothing in it can run or load. Source it cannot draw stays code.
+// Mermaid fences drawn as diagrams, safely: a hidden, sandboxed frame with no origin of its own
+// (/_chopin/mermaid-frame, made only when a page has a fence) runs the mermaid package with the strict
+// security level, and the page shows the SVG it sends back as an image (a blob: URL), where nothing in
+// it can run or load. Source mermaid cannot draw stays code.
 import { type ReactNode, useEffect, useId, useState } from "react";
 
-/** The global the mermaid bundle defines. */
-interface MermaidApi {
-	initialize(config: Record<string, unknown>): void;
-	render(id: string, source: string): Promise<{ svg: string }>;
-}
-
 export const MERMAID_SCRIPT_PATH = "/_chopin/mermaid.js";
+export const MERMAID_FRAME_PATH = "/_chopin/mermaid-frame";
+export const MERMAID_FRAME_SCRIPT_PATH = "/_chopin/mermaid-frame.js";
 
-let loading: Promise<MermaidApi> | undefined;
+type Reply = { id: string; svg?: string; error?: string };
 
-/** Loads the mermaid bundle once per page. */
-function loadMermaid(): Promise<MermaidApi> {
-	loading ??= new Promise<MermaidApi>((resolve, reject) => {
-		const script = document.createElement("script");
-		script.src = MERMAID_SCRIPT_PATH;
-		script.async = true;
-		script.onload = () => {
-			const mermaid = (window as unknown as { mermaid?: MermaidApi }).mermaid;
-			if (!mermaid) return reject(new Error("mermaid did not load"));
-			mermaid.initialize({
-				startOnLoad: false,
-				securityLevel: "strict",
-				theme: "default",
-				// Plain SVG text rather than HTML labels: the diagram is shown as an image.
-				htmlLabels: false,
-				flowchart: { htmlLabels: false },
-				// A source it cannot draw throws (and is shown as code) instead of leaving an error drawing on the page.
-				suppressErrorRendering: true,
-			});
-			resolve(mermaid);
-		};
-		script.onerror = () => reject(new Error("mermaid could not be loaded"));
-		document.head.append(script);
-	});
-	loading.catch(() => {
-		loading = undefined;
-	});
-	return loading;
+interface Renderer {
+	draw(source: string): Promise<string>;
 }
 
-/**
- * The SVG at its own size: mermaid makes it 100% wide (with a max-width style), which as an image would
- * blow a small diagram up to the column's width. Its viewBox says how large it is.
- */
-export function naturalSize(svg: string): string {
-	const doc = new DOMParser().parseFromString(svg, "image/svg+xml");
-	const root = doc.documentElement;
-	const box = root
-		.getAttribute("viewBox")
-		?.trim()
-		.split(/[\s,]+/)
-		.map(Number);
-	if (root.nodeName !== "svg" || !box || box.length !== 4 || box.some((n) => !Number.isFinite(n))) return svg;
-	root.setAttribute("width", String(Math.ceil(box[2]!)));
-	root.setAttribute("height", String(Math.ceil(box[3]!)));
-	root.removeAttribute("style");
-	return new XMLSerializer().serializeToString(root);
-}
+let renderer: Promise<Renderer> | undefined;
 
-/** Renders one diagram at a time: mermaid keeps global state while it draws. */
-let queue: Promise<unknown> = Promise.resolve();
+/** The renderer frame, made once per page on the first diagram. */
+function loadRenderer(): Promise<Renderer> {
+	renderer ??= new Promise<Renderer>((resolve, reject) => {
+		const frame = document.createElement("iframe");
+		// Scripts only: no same origin, so the frame reaches neither this page nor its cookies.
+		frame.setAttribute("sandbox", "allow-scripts");
+		frame.src = MERMAID_FRAME_PATH;
+		frame.className = "diagram-renderer";
+		frame.title = "Diagram renderer";
+		frame.setAttribute("aria-hidden", "true");
+		frame.tabIndex = -1;
+		const waiting = new Map<string, { resolve(svg: string): void; reject(error: Error): void }>();
+		let next = 0;
+		window.addEventListener("message", (event) => {
+			if (event.source !== frame.contentWindow) return;
+			const data = event.data as Reply & { ready?: boolean };
+			if (data?.ready) {
+				resolve({
+					draw(source) {
+						next += 1;
+						const id = String(next);
+						return new Promise((res, rej) => {
+							waiting.set(id, { resolve: res, reject: rej });
+							frame.contentWindow?.postMessage({ id, source }, "*");
+						});
+					},
+				});
+				return;
+			}
+			const pending = waiting.get(data?.id);
+			if (!pending) return;
+			waiting.delete(data.id);
+			if (typeof data.svg === "string") pending.resolve(data.svg);
+			else pending.reject(new Error(data.error ?? "the diagram could not be drawn"));
+		});
+		frame.onerror = () => reject(new Error("the diagram renderer could not be loaded"));
+		document.body.append(frame);
+	});
+	renderer.catch(() => {
+		renderer = undefined;
+	});
+	return renderer;
+}
 
 export function MermaidDiagram(props: { source: string }): ReactNode {
-	const id = useId().replace(/[^A-Za-z0-9_-]/g, "");
+	const key = useId();
 	const [url, setUrl] = useState<string | null>(null);
 	const [failed, setFailed] = useState(false);
 	const [expanded, setExpanded] = useState(false);
@@ -74,23 +69,23 @@ export function MermaidDiagram(props: { source: string }): ReactNode {
 	useEffect(() => {
 		let cancelled = false;
 		let made: string | null = null;
-		const draw = async () => {
-			const mermaid = await loadMermaid();
-			const { svg } = await mermaid.render(`mermaid-${id}`, props.source);
-			if (cancelled) return;
-			made = URL.createObjectURL(new Blob([naturalSize(svg)], { type: "image/svg+xml" }));
-			setUrl(made);
-		};
-		const turn = queue.then(draw, draw);
-		queue = turn.catch(() => {});
-		turn.catch(() => {
-			if (!cancelled) setFailed(true);
-		});
+		setFailed(false);
+		loadRenderer()
+			.then((r) => r.draw(props.source))
+			.then((svg) => {
+				if (cancelled) return;
+				// Shown as an image, the SVG can neither run nor load anything, whatever it holds.
+				made = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
+				setUrl(made);
+			})
+			.catch(() => {
+				if (!cancelled) setFailed(true);
+			});
 		return () => {
 			cancelled = true;
 			if (made) URL.revokeObjectURL(made);
 		};
-	}, [id, props.source]);
+	}, [props.source]);
 
 	const code = (
 		<pre>
@@ -99,7 +94,7 @@ export function MermaidDiagram(props: { source: string }): ReactNode {
 	);
 	if (failed || !url) {
 		return (
-			<figure className="diagram-source" data-diagram={failed ? "failed" : "loading"}>
+			<figure className="diagram-source" data-diagram={failed ? "failed" : "loading"} data-key={key}>
 				<figcaption>
 					{failed ? "Mermaid could not draw this diagram; its source:" : "Mermaid diagram (drawing…)"}
 				</figcaption>

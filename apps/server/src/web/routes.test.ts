@@ -66,3 +66,21 @@ test("a path no page has is the usual 404", async () => {
 	expect(res.status).toBe(404);
 	expect(((await res.json()) as { code: string }).code).toBe("not-found");
 });
+
+test("the diagram renderer: its frame has a policy of its own, and its scripts are served from here", async () => {
+	const frame = await api.call(null, "GET", "/_chopin/mermaid-frame");
+	expect(frame.status).toBe(200);
+	const csp = frame.headers.get("content-security-policy")!;
+	expect(csp).toContain("script-src 'self'");
+	expect(csp).toContain("frame-ancestors 'self'");
+	expect(frame.headers.get("x-frame-options")).toBe("SAMEORIGIN");
+	const html = await frame.text();
+	expect(html).not.toMatch(/<script>[^<]/);
+	for (const path of ["/_chopin/mermaid.js", "/_chopin/mermaid-frame.js"]) {
+		const res = await api.call(null, "GET", path);
+		expect(res.status).toBe(200);
+		expect(res.headers.get("content-type")).toBe("text/javascript; charset=utf-8");
+		expect((await res.text()).length).toBeGreaterThan(100);
+	}
+	expect((await api.call(null, "GET", "/favicon.ico")).status).toBe(204);
+});
