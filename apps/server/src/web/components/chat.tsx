@@ -10,9 +10,18 @@ type ToolRow = MessageView["tools"][number];
 export function ChatPanel(props: {
 	documentId: string;
 	messages: MessageView[];
+	/** Whether older messages remain on the server. */
+	more: boolean;
 	archived: boolean;
 	onPosted(message: MessageView): void;
+	onOlder(): Promise<void>;
 }): ReactNode {
+	const [loadingOlder, setLoadingOlder] = useState(false);
+	const older = async () => {
+		setLoadingOlder(true);
+		await props.onOlder().catch(() => {});
+		setLoadingOlder(false);
+	};
 	const end = useRef<HTMLLIElement>(null);
 	const count = props.messages.length;
 	const last = props.messages.at(-1)?.body.length ?? 0;
@@ -23,6 +32,11 @@ export function ChatPanel(props: {
 	return (
 		<section className="chat" aria-label="Chat">
 			<h2>Chat</h2>
+			{props.more && (
+				<button type="button" className="link-button" disabled={loadingOlder} onClick={older}>
+					Show older messages
+				</button>
+			)}
 			<ol className="messages" aria-live="polite">
 				{props.messages.length === 0 && <li className="muted">No messages yet.</li>}
 				{props.messages.map((m) => (

@@ -117,6 +117,23 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 	const canWrite = permission === "write" || permission === "admin";
 	const onPosted = (message: MessageView) =>
 		setState((s) => (s ? applyEvent(s, { type: "message.created", documentId: id, message }) : s));
+	const onOlder = async () => {
+		const first = state.messages[0];
+		if (!first) return;
+		const page = await api<{ messages: MessageView[]; more: boolean }>(
+			"GET",
+			`/api/documents/${id}/messages?${new URLSearchParams({ before: String(first.seq), limit: "200" })}`,
+		);
+		setState((s) => {
+			if (!s) return s;
+			const known = new Set(s.messages.map((m) => m.id));
+			return {
+				...s,
+				messages: [...page.messages.filter((m) => !known.has(m.id)), ...s.messages],
+				moreMessages: page.more,
+			};
+		});
+	};
 
 	return (
 		<div className="document-layout">
@@ -145,8 +162,10 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 				<ChatPanel
 					documentId={id}
 					messages={state.messages}
+					more={state.moreMessages}
 					archived={document.archived}
 					onPosted={onPosted}
+					onOlder={onOlder}
 				/>
 			</aside>
 		</div>
