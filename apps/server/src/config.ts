@@ -245,6 +245,7 @@ const envSchema = z.object({
 	MAX_BODY_BYTES: integer("MAX_BODY_BYTES", 1024, 1024 * MiB),
 	LOG_LEVEL: oneOf("LOG_LEVEL", LOG_LEVELS),
 	DEMO: flag("DEMO"),
+	DEV: flag("DEV"),
 	SESSION_TTL_MS: integer("SESSION_TTL_MS", 60_000, 366 * 24 * HOUR_MS),
 	MIN_CLI_VERSION: minCliVersion,
 	MACHINE_OFFLINE_GRACE_MS: integer("MACHINE_OFFLINE_GRACE_MS", 0, 24 * HOUR_MS),
@@ -339,6 +340,8 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 		maxBodyBytes: env.MAX_BODY_BYTES ?? 4 * MiB,
 		logLevel: env.LOG_LEVEL ?? "info",
 		demo: env.DEMO ?? authMode === "local",
+		/** DEV=on: Bun bundles the pages unminified, again on every request (no separate dev server). */
+		dev: env.DEV ?? false,
 		/** How long a browser sign-in lasts from the moment it is made (30 days by default). */
 		sessionTtlMs: env.SESSION_TTL_MS ?? 30 * 24 * HOUR_MS,
 		machines: {

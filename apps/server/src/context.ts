@@ -1,5 +1,6 @@
 // The one injected context: config, clock, store, logger, secret key, sockets. Built once at start; tests override its edges.
 import { type Clock, systemClock } from "@chopin/agent-link/clock";
+import { type PlannerService, UnattachedPlannerService } from "./agent/planner-service";
 import { createIdentity, type Identity } from "./auth/identity";
 import { Sessions } from "./auth/sessions";
 import type { Config } from "./config";
@@ -37,6 +38,8 @@ export interface AppContext {
 	readonly domain: Domain;
 	/** Paired machines: pairing, credentials, the control channel, machine choice (machines/service.ts). */
 	readonly machines: Machines;
+	/** The document's Planner for Chat's @chopin messages and the pages' status (agent/planner-service.ts). */
+	readonly planner: PlannerService;
 	/**
 	 * Runs fn when the server stops, before remaining sockets are closed and before the store
 	 * closes: the place to close a domain's sockets with its own code. Latest registered runs first.
@@ -119,6 +122,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 		sessions,
 		domain,
 		machines,
+		planner: new UnattachedPlannerService(),
 		onStop: (fn) => {
 			stopHooks.push(fn);
 		},

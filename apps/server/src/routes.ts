@@ -1,12 +1,28 @@
 // Every route of the server, one register call per domain: add yours here.
+import { registerPlannerStatusRoute } from "./agent/planner-status-route";
 import { registerAuthRoutes } from "./auth/routes";
+import { registerChatRoutes } from "./chat/routes";
 import type { AppContext } from "./context";
+import { registerDecisionRoutes } from "./decisions/routes";
+import { registerDocumentRoutes } from "./documents/routes";
 import { registerHealthRoutes } from "./health";
 import type { Router } from "./http/router";
+import { registerImageRoutes } from "./images/routes";
+import { registerLiveSocket } from "./live/socket";
 import { registerMachineRoutes } from "./machines/routes";
+import { registerRunRoutes } from "./runs/routes";
+import { registerPageRoutes } from "./web/routes";
 
 export function registerRoutes(router: Router, ctx: AppContext): void {
 	registerHealthRoutes(router, ctx);
 	registerAuthRoutes(router, ctx);
 	registerMachineRoutes(router, ctx);
+	registerDocumentRoutes(router, ctx);
+	registerImageRoutes(router, ctx);
+	registerChatRoutes(router, ctx);
+	registerDecisionRoutes(router, ctx);
+	registerRunRoutes(router, ctx);
+	registerPlannerStatusRoute(router, ctx);
+	registerLiveSocket(router, ctx);
+	registerPageRoutes(router, ctx);
 }

@@ -191,14 +191,14 @@ describe("WebSockets", () => {
 		const server = await serve({
 			register: (router, ctx) => {
 				ctx.sockets.register("plain", { open: (ws) => opened.resolve(ws) });
-				router.get("/ws", (c) => c.upgrade({ kind: "plain" }) ?? jsonResponse({}, { status: 400 }));
+				router.get("/test/ws", (c) => c.upgrade({ kind: "plain" }) ?? jsonResponse({}, { status: 400 }));
 				ctx.onStop(() => void order.push("first registered"));
 				ctx.onStop(async () => {
 					order.push(`second registered, ${ctx.sockets.open.size} socket open`);
 				});
 			},
 		});
-		const client = await connect(`${server.url.replace("http", "ws")}/ws`);
+		const client = await connect(`${server.url.replace("http", "ws")}/test/ws`);
 		await opened.promise;
 		await server.close();
 		expect(await client.closed).toEqual({ code: 1012, reason: "server restarting" });
@@ -213,10 +213,10 @@ describe("WebSockets", () => {
 						throw new Error("handler bug");
 					},
 				});
-				router.get("/ws", (c) => c.upgrade({ kind: "bad" }) ?? jsonResponse({}, { status: 400 }));
+				router.get("/test/ws", (c) => c.upgrade({ kind: "bad" }) ?? jsonResponse({}, { status: 400 }));
 			},
 		});
-		const client = await connect(`${server.url.replace("http", "ws")}/ws`);
+		const client = await connect(`${server.url.replace("http", "ws")}/test/ws`);
 		client.ws.send("x");
 		expect((await client.closed).code).toBe(1011);
 		expect(server.logs.some((l) => l.msg === "socket handler failed")).toBe(true);

@@ -7,6 +7,7 @@ import { HttpError } from "./http/errors";
 import { isUpgradeResponse, Router } from "./http/router";
 import type { SocketData } from "./http/sockets";
 import { registerRoutes } from "./routes";
+import { loopbackOrigin, pageBundleRoutes, pageShell } from "./web/shell";
 
 export interface StartOverrides extends ContextOverrides {
 	/** Extra routes, registered after the server's own (tests use it for routes that fail on purpose). */
@@ -50,6 +51,10 @@ export async function startServer(config: Config, overrides: StartOverrides = {}
 			port: config.port,
 			// Bun's own limit would answer before our JSON 413 does; keep it above MAX_BODY_BYTES.
 			maxRequestBodySize: Math.max(128 * 1024 * 1024, config.maxBodyBytes + 1),
+			// The pages' HTML import; Bun serves its bundled chunks beside it (web/shell.ts).
+			routes: pageBundleRoutes(),
+			// Minified and cached unless DEV; no hot reloading (its client would need an inline script).
+			development: config.dev ? { hmr: false } : false,
 			fetch: async (req, srv) => {
 				const res = await router.fetch(req, srv);
 				return isUpgradeResponse(res) ? undefined : res;
@@ -67,6 +72,7 @@ export async function startServer(config: Config, overrides: StartOverrides = {}
 		throw error;
 	}
 	const port = server.port ?? config.port;
+	pageShell(context).listen(loopbackOrigin(config.host, port));
 	if (context.config.publicUrl === "http://localhost:0") {
 		// PORT=0 without PUBLIC_URL: the default origin names the port the system picked.
 		(context.config as { publicUrl: string }).publicUrl = `http://localhost:${port}`;

@@ -19,6 +19,16 @@ export function registerAuthRoutes(router: Router, ctx: AppContext): void {
 		});
 	});
 
+	// What the sign-in page offers: GitHub, or (local mode, a laptop demo) the accounts to pick from.
+	router.get("/api/auth", () => {
+		const accounts = ctx.config.localAccounts?.users.map((u) => ({
+			login: u.login,
+			name: u.name ?? null,
+			password: Boolean(u.password || u.passwordHash),
+		}));
+		return jsonResponse({ mode: ctx.identity.mode, ...(accounts && { accounts }) });
+	});
+
 	router.post("/auth/sign-out", async ({ req }) => {
 		const cookie = readCookies(req).get(SESSION_COOKIE);
 		if (cookie) {

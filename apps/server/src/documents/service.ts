@@ -156,6 +156,15 @@ export class DocumentService {
 		return rows.map(toSummary);
 	}
 
+	/** Repositories that hold at least one document that is not deleted, as first spelled, by name. */
+	async listRepositories(): Promise<string[]> {
+		const { store } = this.deps;
+		const rows = await store.many(
+			store.sql`SELECT DISTINCT repository FROM documents WHERE deleted = 0 ORDER BY repository`,
+		);
+		return rows.map((r) => String(r.repository));
+	}
+
 	/** Replaces the source when the document is still at expectedRevision; else revision-conflict (409). */
 	async updateSource(
 		id: string,

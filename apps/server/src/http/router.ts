@@ -1,6 +1,7 @@
 // A small router: method + path patterns to handlers, producing one fetch(req, server?) for Bun.serve and for tests.
 import type { Server } from "bun";
 import type { z } from "zod";
+import { DomainError } from "../domain-error";
 import type { Logger } from "../log";
 import { readBytes, readJson } from "./body";
 import { HttpError, notFound } from "./errors";
@@ -177,6 +178,10 @@ export class Router {
 
 	#errorResponse(req: Request, url: URL, error: unknown): Response {
 		if (error instanceof HttpError) return error.toResponse();
+		// A domain service's refusal carries the status a route answers with.
+		if (error instanceof DomainError) {
+			return new HttpError(error.status, error.code, error.message, error.hint, error.details).toResponse();
+		}
 		// The log line is redacted by the logger; the response says nothing about the cause.
 		this.#options.log.error("request failed", { method: req.method, path: url.pathname, error });
 		return new HttpError(

@@ -4,12 +4,14 @@
 export const API_CSP = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
- * The default for HTML pages. The pages engineer replaces it through `createRouter({ pageCsp })`
- * once the pages exist; a response that sets its own Content-Security-Policy always keeps it.
+ * The policy of HTML pages: scripts, styles, images and connections (the /ws socket included) only
+ * from this origin (and images from blob: URLs the page made: drawn diagrams), no inline script or
+ * style, no plugins, no framing. A response that sets its own
+ * Content-Security-Policy always keeps it.
  */
 export const DEFAULT_PAGE_CSP =
-	"default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; " +
-	"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
+	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' blob:; connect-src 'self'; " +
+	"font-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
 export interface SecurityHeaderOptions {
 	/** The CSP for text/html responses; a function may vary it by request. */

@@ -79,6 +79,7 @@ export const plannerStatusEventSchema = z.strictObject({
 	/** When a grace period ends (ms since the epoch). */
 	until: z.int().optional(),
 });
+export type PlannerStatusEvent = z.infer<typeof plannerStatusEventSchema>;
 
 export const liveEventSchema = z.discriminatedUnion("type", [
 	messageCreatedEventSchema,

@@ -1,0 +1,62 @@
+// Chat over HTTP: a document's messages, paged, and a member's new message; an @chopin one goes to the
+// document's Planner, which stores it only when it takes it (a refusal leaves nothing behind).
+import { z } from "zod";
+import type { AppContext } from "../context";
+import { documentAccess, documentUrl } from "../documents/access";
+import { HttpError } from "../http/errors";
+import { jsonResponse } from "../http/responses";
+import type { Router } from "../http/router";
+import { mentionsPlanner } from "./mentions";
+
+const postSchema = z.strictObject({ body: z.string() });
+
+/** A query parameter as a whole number, or a 400 naming it. */
+function intParam(url: URL, name: string): number | undefined {
+	const raw = url.searchParams.get(name);
+	if (raw === null) return undefined;
+	if (!/^\d{1,15}$/.test(raw)) {
+		throw new HttpError(
+			400,
+			"invalid-request",
+			`The query parameter ${name} must be a whole number.`,
+			undefined,
+			{
+				field: name,
+			},
+		);
+	}
+	return Number(raw);
+}
+
+export function registerChatRoutes(router: Router, ctx: AppContext): void {
+	const chat = ctx.domain.chat;
+
+	router.get("/api/documents/:id/messages", async ({ req, params, url }) => {
+		const { document } = await documentAccess(ctx, req, params.id!, "read");
+		const page = await chat.list(document.id, {
+			before: intParam(url, "before"),
+			limit: intParam(url, "limit"),
+		});
+		return jsonResponse(page);
+	});
+
+	router.post("/api/documents/:id/messages", async (c) => {
+		const { user, document } = await documentAccess(ctx, c.req, c.params.id!, "read");
+		const { body } = await c.json(postSchema);
+		const post = async () => (await chat.post(document.id, { author: user.login, body })).message;
+		if (!mentionsPlanner(body)) return jsonResponse({ message: await post() }, { status: 201 });
+		const reply = await ctx.planner.handleMessage(
+			{
+				documentId: document.id,
+				repository: document.repository,
+				documentUrl: documentUrl(ctx, document.id),
+				author: user.login,
+				body,
+			},
+			post,
+		);
+		if (reply.accepted) return jsonResponse({ message: reply.message }, { status: 201 });
+		// Shown to the sender only: nothing was stored, and nothing is kept for a Planner that attaches later.
+		throw new HttpError(409, reply.code, reply.message);
+	});
+}

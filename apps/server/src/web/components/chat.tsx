@@ -1,0 +1,185 @@
+// Chat: the document's messages as they stream in (people, the Planner's replies with Work details,
+// images and failure lines, Chopin's notices), and the composer; an @chopin message the Planner cannot
+// take is refused to its sender only, with the text kept in the composer.
+import { type FormEvent, type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from "react";
+import { ApiError, api, describeError, type MessageView } from "../api";
+import { Markdown } from "../markdown";
+
+type ToolRow = MessageView["tools"][number];
+
+export function ChatPanel(props: {
+	documentId: string;
+	messages: MessageView[];
+	/** Whether older messages remain on the server. */
+	more: boolean;
+	archived: boolean;
+	onPosted(message: MessageView): void;
+	onOlder(): Promise<void>;
+}): ReactNode {
+	const [loadingOlder, setLoadingOlder] = useState(false);
+	const older = async () => {
+		setLoadingOlder(true);
+		await props.onOlder().catch(() => {});
+		setLoadingOlder(false);
+	};
+	const end = useRef<HTMLLIElement>(null);
+	const count = props.messages.length;
+	const last = props.messages.at(-1)?.body.length ?? 0;
+	useEffect(() => {
+		// Keep the newest message in view as messages and streamed text arrive.
+		if (count > 0 || last > 0) end.current?.scrollIntoView?.({ block: "nearest" });
+	}, [count, last]);
+	return (
+		<section className="chat" aria-label="Chat">
+			<h2>Chat</h2>
+			{props.more && (
+				<button type="button" className="link-button" disabled={loadingOlder} onClick={older}>
+					Show older messages
+				</button>
+			)}
+			<ol className="messages" aria-live="polite">
+				{props.messages.length === 0 && <li className="muted">No messages yet.</li>}
+				{props.messages.map((m) => (
+					<Message key={m.id} message={m} />
+				))}
+				<li ref={end} className="end" aria-hidden="true" />
+			</ol>
+			{props.archived ? (
+				<p className="muted">This document is archived: Chat is read-only.</p>
+			) : (
+				<Composer documentId={props.documentId} onPosted={props.onPosted} />
+			)}
+		</section>
+	);
+}
+
+function Message({ message }: { message: MessageView }): ReactNode {
+	const time = new Date(message.createdAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+	if (message.role === "system") {
+		return (
+			<li className="message notice" data-message-id={message.id}>
+				<span className="muted">{time}</span> {message.body}
+			</li>
+		);
+	}
+	const author = message.role === "planner" ? "chopin" : (message.authorLogin ?? "someone");
+	return (
+		<li className={`message ${message.role}`} data-message-id={message.id} data-status={message.status}>
+			<div className="meta">
+				<strong>@{author}</strong> <span className="muted">{time}</span>
+				{message.status === "streaming" && <span className="badge">replying…</span>}
+			</div>
+			{message.body && (
+				<div className="body">
+					<Markdown source={message.body} breaks />
+				</div>
+			)}
+			{message.tools.length > 0 && <WorkDetails tools={message.tools} />}
+			{message.images.length > 0 && (
+				<section className="gallery" aria-label="Generated images">
+					{message.images.map((image) => (
+						<figure key={image.path}>
+							<a href={image.path} target="_blank" rel="noopener">
+								<img src={`${image.path}?w=360`} alt={image.alt || "An image a tool made"} loading="lazy" />
+							</a>
+							<figcaption>
+								<span className="badge">Generated</span> {image.caption}
+							</figcaption>
+						</figure>
+					))}
+				</section>
+			)}
+			{message.refusedImages?.map((r) => (
+				<p key={`${r.before}:${r.reason}`} className="muted">
+					{r.reason}
+				</p>
+			))}
+			{message.status === "failed" && (
+				<p className="failure" role="status">
+					The reply failed{message.error ? `: ${message.error}` : "."}
+				</p>
+			)}
+		</li>
+	);
+}
+
+function WorkDetails({ tools }: { tools: ToolRow[] }): ReactNode {
+	return (
+		<details className="work-details">
+			<summary>
+				Work details ({tools.length} {tools.length === 1 ? "tool" : "tools"})
+			</summary>
+			<ol>
+				{tools.map((row) => (
+					<li key={row.toolCallId} data-status={row.status}>
+						<div>
+							<code>{row.name}</code>{" "}
+							<span className={`badge status-${row.status}`}>
+								{row.status === "failed" ? (row.error?.label ?? "Failed") : row.status}
+							</span>
+						</div>
+						{row.input && <pre className="tool-input">{row.input}</pre>}
+						{row.error ? (
+							<pre className="tool-error">{row.error.message}</pre>
+						) : (
+							row.result !== undefined && <pre className="tool-result">{row.result}</pre>
+						)}
+					</li>
+				))}
+			</ol>
+		</details>
+	);
+}
+
+function Composer(props: { documentId: string; onPosted(message: MessageView): void }): ReactNode {
+	const [body, setBody] = useState("");
+	const [refusal, setRefusal] = useState<string | null>(null);
+	const [busy, setBusy] = useState(false);
+	const send = async (event?: FormEvent) => {
+		event?.preventDefault();
+		if (!body.trim() || busy) return;
+		setBusy(true);
+		setRefusal(null);
+		try {
+			const { message } = await api<{ message: MessageView }>(
+				"POST",
+				`/api/documents/${props.documentId}/messages`,
+				{ body },
+			);
+			props.onPosted(message);
+			setBody("");
+		} catch (e) {
+			// Refused (no Planner, say): shown to the sender only, and the text stays to send again.
+			setRefusal(e instanceof ApiError ? e.message : describeError(e));
+		} finally {
+			setBusy(false);
+		}
+	};
+	const onKeyDown = (event: KeyboardEvent<HTMLTextAreaElement>) => {
+		if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) send();
+	};
+	return (
+		<form className="composer" onSubmit={send}>
+			<label htmlFor="composer-body">Message</label>
+			<textarea
+				id="composer-body"
+				value={body}
+				onChange={(e) => setBody(e.target.value)}
+				onKeyDown={onKeyDown}
+				rows={3}
+				placeholder="Write a message; mention @chopin to ask the Planner."
+			/>
+			{refusal && (
+				<p className="refusal" role="alert">
+					{refusal}
+				</p>
+			)}
+			<div className="row">
+				<span className="muted">Ctrl+Enter sends</span>
+				<button type="submit" className="primary" disabled={busy || !body.trim()}>
+					Send
+				</button>
+			</div>
+		</form>
+	);
+}
