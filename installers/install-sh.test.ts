@@ -348,8 +348,8 @@ describe("install.sh, statically", () => {
 		const text = readFileSync(SCRIPT, "utf8");
 		expect(text).toStartWith("#!/bin/sh\n");
 		expect(text).toContain("install_dir=$HOME/.chopin/bin");
-		expect(text).toContain("${CHOPIN_INSTALL_DIR:-}");
-		expect(text).toContain("${CHOPIN_VERSION:-}");
+		expect(text).toContain("install_dir=$" + "{CHOPIN_INSTALL_DIR:-}");
+		expect(text).toContain("version=$" + "{CHOPIN_VERSION:-}");
 		expect(text.match(/^default_download_url='[^']*'$/gm)).toEqual([
 			"default_download_url='https://github.com/chopin-app/chopin/releases/download/v{version}'",
 		]);
