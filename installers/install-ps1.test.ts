@@ -39,7 +39,7 @@ describe("install.ps1, statically", () => {
 		expect(lint("$installDir = 'x'\nWrite-Host $instalDir\n")).toEqual([
 			"$instalDir on line 2 is never assigned",
 		]);
-		expect(lint('$a = 1\nWrite-Host "${a}: $b"\n')).toEqual(["$b on line 2 is never assigned"]);
+		expect(lint('$a = 1\nWrite-Host "$\u007ba}: $b"\n')).toEqual(["$b on line 2 is never assigned"]);
 		expect(lint("Get-Thing | Out-Null\n")).toEqual(["unknown command Get-Thing on line 1"]);
 		expect(lint("$a = 1\nTest-Path x && Write-Host $a\n")).toEqual([
 			"&& on line 2 needs PowerShell 7; Windows PowerShell 5.1 refuses it",
