@@ -49,11 +49,20 @@ export function defaultOutDir(version = CLI_VERSION): string {
 	return join(ROOT, "dist", "cli", version);
 }
 
-/** Compiles one target into `<outDir>/<asset>`; throws with bun's output when the compile fails. */
-export async function compileTarget(target: Target, outDir: string): Promise<string> {
+/**
+ * Compiles one target into `<outDir>/<asset>`; throws with bun's output when the compile fails.
+ * `entry` and `flags` are for the start-up bench's comparisons; a release uses the defaults.
+ */
+export async function compileTarget(
+	target: Target,
+	outDir: string,
+	options: { entry?: string; flags?: readonly string[] } = {},
+): Promise<string> {
 	const outfile = join(outDir, target.asset);
+	const flags = options.flags ?? COMPILE_FLAGS;
+	const entry = options.entry ?? CLI_ENTRY;
 	const child = Bun.spawn(
-		[process.execPath, "build", ...COMPILE_FLAGS, `--target=${target.bun}`, CLI_ENTRY, "--outfile", outfile],
+		[process.execPath, "build", ...flags, `--target=${target.bun}`, entry, "--outfile", outfile],
 		{ cwd: ROOT, stdout: "pipe", stderr: "pipe", stdin: "ignore" },
 	);
 	const [stdout, stderr, code] = await Promise.all([
@@ -63,6 +72,23 @@ export async function compileTarget(target: Target, outDir: string): Promise<str
 	]);
 	if (code !== 0) throw new Error(`bun build for ${target.name} failed (exit ${code}):\n${stdout}${stderr}`);
 	return outfile;
+}
+
+/**
+ * Replaces the signature Bun leaves on a macOS binary with a fresh ad-hoc one. Bun appends the
+ * program after linking, and recent macOS releases kill (SIGKILL at exec) binaries whose embedded
+ * signature no longer matches; `codesign` exists only on macOS, which is where releases are built.
+ */
+export async function adHocSign(binary: string): Promise<void> {
+	for (const args of [
+		["--remove-signature", binary],
+		["--force", "--sign", "-", binary],
+		["--verify", binary],
+	]) {
+		const child = Bun.spawn(["codesign", ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+		const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
+		if (code !== 0) throw new Error(`codesign ${args.join(" ")} failed (exit ${code}): ${stderr}`);
+	}
 }
 
 /** Runs a freshly built binary of this machine's target: it must print the version and its help. */
@@ -94,9 +120,14 @@ export async function buildCli(options: BuildOptions): Promise<BuildResult> {
 	mkdirSync(outDir, { recursive: true });
 	const host = hostTarget();
 	const binaries: BuildResult["binaries"] = [];
+	const darwinUnsigned: string[] = [];
 	for (const target of options.targets) {
 		log(`compiling ${target.asset} (${target.bun})`);
 		const path = await compileTarget(target, outDir);
+		if (target.node.platform === "darwin") {
+			if (process.platform === "darwin") await adHocSign(path);
+			else darwinUnsigned.push(target.asset);
+		}
 		if (target === host) await smokeTest(path);
 		binaries.push({
 			target,
@@ -105,6 +136,11 @@ export async function buildCli(options: BuildOptions): Promise<BuildResult> {
 			bytes: statSync(path).size,
 			sha256: await sha256File(path),
 		});
+	}
+	if (darwinUnsigned.length > 0) {
+		log(
+			`note: ${darwinUnsigned.join(", ")} keep Bun's own signature: only a build on macOS re-signs them (a release does)`,
+		);
 	}
 	for (const name of INSTALLERS) copyFileSync(join(ROOT, "installers", name), join(outDir, name));
 	const sums = await writeSums(outDir);

@@ -67,7 +67,8 @@ describe("release.yml", () => {
 		const build = script(release.jobs.build!);
 		expect(build).toContain('if [ "v$version" != "$GITHUB_REF_NAME" ]');
 		expect(build).toContain("bun scripts/build-cli.ts --all");
-		expect(build).toContain("sha256sum -c SHA256SUMS");
+		expect(build).toContain("shasum -a 256 -c SHA256SUMS");
+		expect(release.jobs.build!["runs-on"]).toBe("macos-15");
 	});
 
 	test("runs every binary, and its installer, on its own OS before publishing anything", () => {
