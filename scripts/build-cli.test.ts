@@ -93,6 +93,21 @@ describe("the compiled chopin binary", () => {
 		expect(JSON.parse(result.stdout).installMethod).toBe("script");
 	});
 
+	test("writes its log in the binary (pino with no transports) and reads it back with `logs`", async () => {
+		const root = tempDir();
+		const env = { ...isolatedEnv(root), CHOPIN_LOG_LEVEL: "debug" };
+		expect((await run([cli.binary, "status", "--json"], { env })).code).toBe(3);
+		const line = JSON.parse(
+			readFileSync(join(root, "state", "logs", "chopin.log"), "utf8")
+				.trim()
+				.split("\n")[0]!,
+		);
+		expect(line).toMatchObject({ level: 20, msg: "status gathered", paired: false });
+		const logs = await run([cli.binary, "logs", "-n", "5"], { env });
+		expect(logs.code).toBe(0);
+		expect(logs.stdout).toContain("DEBUG status gathered paired=false");
+	});
+
 	test("a usage error keeps its exit status in the binary", async () => {
 		const result = await run([cli.binary, "connect", "gemini", "--acp"], { env: isolatedEnv(tempDir()) });
 		expect(result.code).toBe(2);
