@@ -14,7 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256File } from "../scripts/release/sha256";
-import { COMPILE_TIMEOUT_MS, type CompiledCli, compiledCli, run } from "../scripts/testing/compiled-cli";
+import { COMPILE_TIMEOUT_MS, type CompiledCli, compileCli, run } from "../scripts/testing/compiled-cli";
 import { type ReleaseServer, startReleaseServer } from "./testing/release-server";
 
 const SCRIPT = join(import.meta.dir, "install.sh");
@@ -25,11 +25,12 @@ const INSTALL_TIMEOUT_MS = 60_000;
 let cli: CompiledCli;
 let releases: ReleaseServer;
 beforeAll(async () => {
-	cli = await compiledCli();
+	cli = await compileCli();
 	releases = startReleaseServer(cli.dir, cli.version);
 }, COMPILE_TIMEOUT_MS);
 afterAll(async () => {
 	await releases?.close();
+	cli?.remove();
 });
 
 const dirs: string[] = [];

@@ -14,7 +14,7 @@ import { join } from "node:path";
 import cliPackage from "../apps/cli/package.json" with { type: "json" };
 import { type PackResult, packNpm } from "../scripts/pack-npm";
 import { TARGETS } from "../scripts/release/targets";
-import { COMPILE_TIMEOUT_MS, type CompiledCli, compiledCli, run } from "../scripts/testing/compiled-cli";
+import { COMPILE_TIMEOUT_MS, type CompiledCli, compileCli, run } from "../scripts/testing/compiled-cli";
 
 const node = Bun.which("node");
 const npm = Bun.which("npm");
@@ -55,7 +55,7 @@ async function npmRun(args: string[]) {
 beforeAll(async () => {
 	if (!node || !npm) return;
 	root = mkdtempSync(join(tmpdir(), "chopin-npm-"));
-	cli = await compiledCli();
+	cli = await compileCli();
 	packed = await packNpm({ distDir: cli.dir, outDir: join(root, "packages"), log: () => {} });
 	const packs = join(root, "packs");
 	mkdirSync(packs);
@@ -74,6 +74,7 @@ beforeAll(async () => {
 }, COMPILE_TIMEOUT_MS + 120_000);
 
 afterAll(() => {
+	cli?.remove();
 	if (root) rmSync(root, { recursive: true, force: true });
 });
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -6,7 +6,7 @@ import cliPackage from "../apps/cli/package.json" with { type: "json" };
 import { COMPILE_FLAGS, parseBuildArgs } from "./build-cli";
 import { formatSums, parseSums, sha256File } from "./release/sha256";
 import { hostTarget, TARGETS } from "./release/targets";
-import { COMPILE_TIMEOUT_MS, type CompiledCli, compiledCli, run } from "./testing/compiled-cli";
+import { COMPILE_TIMEOUT_MS, type CompiledCli, compileCli, run } from "./testing/compiled-cli";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -31,8 +31,9 @@ function isolatedEnv(root: string): Record<string, string> {
 describe("the compiled chopin binary", () => {
 	let cli: CompiledCli;
 	beforeAll(async () => {
-		cli = await compiledCli();
+		cli = await compileCli();
 	}, COMPILE_TIMEOUT_MS);
+	afterAll(() => cli?.remove());
 
 	test("is built with the release flags, for this machine's target", () => {
 		expect(COMPILE_FLAGS).toEqual(["--compile", "--minify", "--bytecode", "--format=esm"]);

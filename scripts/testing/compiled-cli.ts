@@ -1,4 +1,4 @@
-// This machine's chopin binary, compiled once per `bun test` process and shared by every test file that needs one.
+// This machine's chopin binary, compiled into a temp release directory for the tests of one file.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -12,29 +12,30 @@ export interface CompiledCli {
 	readonly target: Target;
 	readonly version: string;
 	readonly build: BuildResult;
+	/** Deletes the directory (~110 MB): call it from afterAll. */
+	remove(): void;
 }
 
-/** Compiling takes seconds and ~110 MB: give a test that waits for it a timeout this long. */
+/** Compiling takes seconds and ~110 MB: give the beforeAll that waits for it a timeout this long. */
 export const COMPILE_TIMEOUT_MS = 180_000;
 
-let compiled: Promise<CompiledCli> | undefined;
-
 /**
- * Bun runs all test files in one process, so the first caller compiles and the rest reuse it.
- * No single test file owns the directory, so it goes when the process exits.
+ * Compiles once for the file that calls it (from beforeAll), to be removed by its afterAll.
+ * Not shared across files: bun test runs no hook after the last file, so nothing could delete a
+ * shared build, and leaving 110 MB in the temp dir after every run is worse than a few seconds.
  */
-export function compiledCli(): Promise<CompiledCli> {
-	compiled ??= compile();
-	return compiled;
-}
-
-async function compile(): Promise<CompiledCli> {
+export async function compileCli(): Promise<CompiledCli> {
 	const target = hostTarget();
 	if (!target) throw new Error(`chopin is not built for ${process.platform}-${process.arch}`);
 	const dir = mkdtempSync(join(tmpdir(), "chopin-compiled-"));
-	process.once("exit", () => rmSync(dir, { recursive: true, force: true }));
-	const build = await buildCli({ targets: [target], outDir: dir, log: () => {} });
-	return { dir, binary: build.binaries[0]!.path, target, version: build.version, build };
+	const remove = () => rmSync(dir, { recursive: true, force: true });
+	try {
+		const build = await buildCli({ targets: [target], outDir: dir, log: () => {} });
+		return { dir, binary: build.binaries[0]!.path, target, version: build.version, build, remove };
+	} catch (error) {
+		remove();
+		throw error;
+	}
 }
 
 /** Runs a program to its end and collects what it printed. */
