@@ -1,13 +1,13 @@
 #!/usr/bin/env bun
 // The chopin entry point: the only place that reads the real process, builds the context, and turns an error into an exit code.
+//
+// Start-up time matters (scripts and installers run `chopin --version`; every command pays it), so
+// only light modules are imported up front: `--version` is answered before the command tree, the
+// log and zod schemas are loaded, and execa is loaded by the first command that spawns.
 import { homedir } from "node:os";
-import { systemClock } from "@chopin/agent-link/clock";
-import { execa } from "execa";
+import type { execa } from "execa";
 import type { CliContext, Writer } from "./context";
 import { CliError, EXIT, toCliError } from "./errors";
-import { createLog, logLevelFromEnv, Secrets } from "./log";
-import { hostDirs, resolvePaths, toPlatform } from "./paths";
-import { runCli } from "./program";
 import { CLI_VERSION, detectInstallMethod, selfCommand } from "./version";
 
 function processWriter(stream: NodeJS.WriteStream): Writer {
@@ -37,7 +37,9 @@ function processWriter(stream: NodeJS.WriteStream): Writer {
 	};
 }
 
-function processContext(signal: AbortSignal): CliContext & { closeLog(): void } {
+async function processContext(signal: AbortSignal): Promise<CliContext & { closeLog(): void }> {
+	const [{ systemClock }, { createLog, logLevelFromEnv, Secrets }, { hostDirs, resolvePaths, toPlatform }] =
+		await Promise.all([import("@chopin/agent-link/clock"), import("./log"), import("./paths")]);
 	const platform = toPlatform(process.platform);
 	const env = { ...process.env };
 	const cwd = process.cwd();
@@ -68,7 +70,10 @@ function processContext(signal: AbortSignal): CliContext & { closeLog(): void } 
 		clock,
 		paths,
 		fetch: globalThis.fetch,
-		spawn: execa,
+		// Loaded on first use: most commands never spawn, and execa takes ~10 ms to load.
+		get spawn(): typeof execa {
+			return (require("execa") as typeof import("execa")).execa;
+		},
 		version: CLI_VERSION,
 		execPath: process.execPath,
 		selfCommand: selfCommand(facts),
@@ -81,8 +86,15 @@ function processContext(signal: AbortSignal): CliContext & { closeLog(): void } 
 }
 
 async function main(): Promise<number> {
+	const argv = process.argv.slice(2);
+	// What commander would print for these, without loading it (see the top of this file).
+	if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+		process.stdout.write(`${CLI_VERSION}\n`);
+		return EXIT.ok;
+	}
 	const controller = new AbortController();
-	const ctx = processContext(controller.signal);
+	const ctx = await processContext(controller.signal);
+	const { runCli } = await import("./program");
 	const interrupt = () => {
 		// A second Ctrl-C does not wait for the command to wind down.
 		if (controller.signal.aborted) process.exit(EXIT.interrupted);
@@ -91,7 +103,7 @@ async function main(): Promise<number> {
 	process.on("SIGINT", interrupt);
 	process.on("SIGTERM", interrupt);
 	try {
-		await runCli(process.argv.slice(2), ctx);
+		await runCli(argv, ctx);
 		return EXIT.ok;
 	} catch (thrown) {
 		const error = toCliError(thrown);

@@ -105,6 +105,35 @@ function httpUrl(name: string, options: { origin?: boolean } = {}) {
 	});
 }
 
+/** Where the installers served at /install.sh and /install.ps1 download chopin from (see install/). */
+export const DEFAULT_CLI_DOWNLOAD_URL = "https://github.com/chopin-app/chopin/releases/download/v{version}";
+
+/**
+ * CLI_DOWNLOAD_URL: an http(s) URL kept as written, since `new URL` would escape its `{version}`.
+ * Quotes, `$`, backquotes, backslashes and spaces are refused: the value is pasted into scripts.
+ */
+const cliDownloadUrl = variable("CLI_DOWNLOAD_URL", (raw, fail) => {
+	let url: URL | undefined;
+	try {
+		url = new URL(raw);
+	} catch {}
+	if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password) {
+		fail(`CLI_DOWNLOAD_URL must be an http(s) URL, such as ${DEFAULT_CLI_DOWNLOAD_URL} (got ${shown(raw)}).`);
+	}
+	const loopback = /^(localhost|127\.[0-9.]+|\[::1\])$/.test(url!.hostname);
+	if (url!.protocol === "http:" && !loopback) {
+		fail(
+			`CLI_DOWNLOAD_URL must be https (plain http only on loopback), as the installers refuse anything else.`,
+		);
+	}
+	if (/[\s'"`$\\]/.test(raw) || url!.search || url!.hash) {
+		fail(
+			`CLI_DOWNLOAD_URL must be a plain URL without quotes, spaces, a query or a fragment (got ${shown(raw)}).`,
+		);
+	}
+	return raw.replace(/\/+$/, "");
+});
+
 function text(name: string, max: number) {
 	return variable(name, (raw, fail) => {
 		if (raw.length > max || /[\r\n]/.test(raw))
@@ -250,6 +279,7 @@ const envSchema = z.object({
 	MIN_CLI_VERSION: minCliVersion,
 	MACHINE_OFFLINE_GRACE_MS: integer("MACHINE_OFFLINE_GRACE_MS", 0, 24 * HOUR_MS),
 	LOCAL_PLANNER_CREDENTIALS: flag("LOCAL_PLANNER_CREDENTIALS"),
+	CLI_DOWNLOAD_URL: cliDownloadUrl,
 });
 
 type ParsedEnv = z.output<typeof envSchema>;
@@ -352,6 +382,8 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 			/** LOCAL_PLANNER_CREDENTIALS: issue Planner credentials under AUTH_MODE=local too (off, as the spec says). */
 			localPlannerCredentials: env.LOCAL_PLANNER_CREDENTIALS ?? false,
 		},
+		/** The installers' download base; `{version}` stands for the version being installed. */
+		cliDownloadUrl: env.CLI_DOWNLOAD_URL ?? DEFAULT_CLI_DOWNLOAD_URL,
 	};
 }
 

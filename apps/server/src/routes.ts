@@ -8,6 +8,7 @@ import { registerDocumentRoutes } from "./documents/routes";
 import { registerHealthRoutes } from "./health";
 import type { Router } from "./http/router";
 import { registerImageRoutes } from "./images/routes";
+import { registerInstallRoutes } from "./install/routes";
 import { registerLiveSocket } from "./live/socket";
 import { registerMachineRoutes } from "./machines/routes";
 import { registerRunRoutes } from "./runs/routes";
@@ -25,4 +26,5 @@ export function registerRoutes(router: Router, ctx: AppContext): void {
 	registerPlannerStatusRoute(router, ctx);
 	registerLiveSocket(router, ctx);
 	registerPageRoutes(router, ctx);
+	registerInstallRoutes(router, ctx);
 }

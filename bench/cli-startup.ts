@@ -1,0 +1,117 @@
+/**
+ * How fast the compiled chopin starts, against `bun -e 0` measured in the same run (target: at
+ * most 1.3x). Hyperfine-like: warm-up runs, then the commands interleaved run after run so a
+ * busy moment on the machine hits them all alike; median, p90, mean and spread per command.
+ * Not a test: it prints its figures.
+ *
+ *   bun bench/cli-startup.ts [--runs 40] [--warmup 5] [--binary path/to/chopin] [--format esm|cjs]
+ *
+ * Without --binary it compiles this machine's target into bench/.out/ with the release flags
+ * (`--format cjs` compiles with CommonJS bytecode instead, for comparison). A trivial compiled
+ * program is measured too: the floor any `bun build --compile` binary starts at, so what is left
+ * above it is chopin's own start-up (loading and evaluating its modules).
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { COMPILE_FLAGS, compileTarget, ROOT } from "../scripts/build-cli";
+import { hostTarget } from "../scripts/release/targets";
+
+const TARGET_RATIO = 1.3;
+
+const { values } = parseArgs({
+	args: Bun.argv.slice(2),
+	options: {
+		runs: { type: "string", default: "40" },
+		warmup: { type: "string", default: "5" },
+		binary: { type: "string" },
+		format: { type: "string", default: "esm" },
+	},
+});
+const runs = Number(values.runs);
+const warmup = Number(values.warmup);
+if (values.format !== "esm" && values.format !== "cjs") throw new Error("--format is esm or cjs");
+
+const out = join(ROOT, "bench", ".out");
+mkdirSync(out, { recursive: true });
+const target = hostTarget();
+if (!target) throw new Error(`chopin is not built for ${process.platform}-${process.arch}`);
+
+async function compile(entry: string, name: string): Promise<string> {
+	const flags = values.format === "esm" ? COMPILE_FLAGS : COMPILE_FLAGS.filter((f) => f !== "--format=esm");
+	const dir = join(out, name);
+	mkdirSync(dir, { recursive: true });
+	return compileTarget(target!, dir, { entry, flags });
+}
+
+process.stderr.write(`compiling (${values.format} bytecode)...\n`);
+const chopin = values.binary ?? (await compile(join(ROOT, "apps/cli/src/main.ts"), "chopin"));
+const trivialEntry = join(out, "trivial.ts");
+writeFileSync(trivialEntry, 'console.log("0.0.0");\n');
+const trivial = await compile(trivialEntry, "trivial");
+
+const state = mkdtempSync(join(tmpdir(), "chopin-bench-"));
+const env = {
+	...process.env,
+	CHOPIN_STATE_DIR: join(state, "state"),
+	CHOPIN_CONFIG_DIR: join(state, "config"),
+};
+const commands: { name: string; argv: string[]; expect: number }[] = [
+	{ name: "bun -e 0", argv: [process.execPath, "-e", "0"], expect: 0 },
+	{ name: "trivial compiled binary", argv: [trivial], expect: 0 },
+	{ name: "chopin --version", argv: [chopin, "--version"], expect: 0 },
+	// Not paired: status exits 3, after reading the state and asking for a daemon.
+	{ name: "chopin status --json", argv: [chopin, "status", "--json"], expect: 3 },
+];
+
+function once(argv: string[], expected: number): number {
+	const start = performance.now();
+	const result = Bun.spawnSync(argv, { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+	const ms = performance.now() - start;
+	if (result.exitCode !== expected)
+		throw new Error(`${argv.join(" ")} exited ${result.exitCode}, not ${expected}`);
+	return ms;
+}
+
+try {
+	for (let i = 0; i < warmup; i++) for (const c of commands) once(c.argv, c.expect);
+	const times = new Map(commands.map((c) => [c.name, [] as number[]]));
+	for (let i = 0; i < runs; i++) for (const c of commands) times.get(c.name)!.push(once(c.argv, c.expect));
+
+	const stats = (ms: number[]) => {
+		const sorted = [...ms].sort((a, b) => a - b);
+		const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+		const mean = ms.reduce((a, b) => a + b, 0) / ms.length;
+		const sd = Math.sqrt(ms.reduce((a, b) => a + (b - mean) ** 2, 0) / ms.length);
+		return { median: at(0.5), p90: at(0.9), min: sorted[0]!, mean, sd };
+	};
+	const base = stats(times.get("bun -e 0")!);
+	console.log(
+		`chopin start-up, ${runs} runs each after ${warmup} warm-up, ${values.format} bytecode (${chopin})\n`,
+	);
+	console.log(
+		`${"command".padEnd(26)}${"median".padStart(9)}${"p90".padStart(9)}${"min".padStart(9)}${"mean ± sd".padStart(17)}${"x median".padStart(10)}${"x p90".padStart(8)}`,
+	);
+	const ms = (n: number) => `${n.toFixed(1)}ms`;
+	for (const c of commands) {
+		const s = stats(times.get(c.name)!);
+		console.log(
+			`${c.name.padEnd(26)}${ms(s.median).padStart(9)}${ms(s.p90).padStart(9)}${ms(s.min).padStart(9)}${`${ms(s.mean)} ± ${s.sd.toFixed(1)}`.padStart(17)}${(s.median / base.median).toFixed(2).padStart(10)}${(s.p90 / base.p90).toFixed(2).padStart(8)}`,
+		);
+	}
+	console.log("");
+	for (const name of ["chopin --version", "chopin status --json"]) {
+		const ratio = stats(times.get(name)!).median / base.median;
+		console.log(
+			`${name}: ${ratio.toFixed(2)}x bun -e 0 (target ≤ ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? "met" : "over"}`,
+		);
+	}
+	const floor = stats(times.get("trivial compiled binary")!).median;
+	const version = stats(times.get("chopin --version")!).median;
+	console.log(
+		`above a trivial compiled binary, chopin --version spends ${(version - floor).toFixed(1)}ms of its own`,
+	);
+} finally {
+	rmSync(state, { recursive: true, force: true });
+}

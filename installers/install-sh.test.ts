@@ -1,0 +1,360 @@
+// install.sh run by a real /bin/sh against a release host on loopback serving the compiled chopin.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import {
+	chmodSync,
+	mkdirSync,
+	mkdtempSync,
+	readdirSync,
+	readFileSync,
+	rmSync,
+	statSync,
+	symlinkSync,
+	writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { sha256File } from "../scripts/release/sha256";
+import { COMPILE_TIMEOUT_MS, type CompiledCli, compileCli, run } from "../scripts/testing/compiled-cli";
+import { type ReleaseServer, startReleaseServer } from "./testing/release-server";
+
+const SCRIPT = join(import.meta.dir, "install.sh");
+const REQUIRE_ALL = process.env.CHOPIN_TEST_REQUIRE_ALL === "1";
+/** Each install downloads and hashes ~110 MB, several times in some tests: slow on a busy machine. */
+const INSTALL_TIMEOUT_MS = 60_000;
+
+let cli: CompiledCli;
+let releases: ReleaseServer;
+beforeAll(async () => {
+	cli = await compileCli();
+	releases = startReleaseServer(cli.dir, cli.version);
+}, COMPILE_TIMEOUT_MS);
+afterAll(async () => {
+	await releases?.close();
+	cli?.remove();
+});
+
+const dirs: string[] = [];
+afterEach(() => {
+	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+	releases.requests.length = 0;
+	releases.sumsOverride = undefined;
+});
+function tempDir(): string {
+	const dir = mkdtempSync(join(tmpdir(), "chopin-install-sh-"));
+	dirs.push(dir);
+	return dir;
+}
+
+/** Runs install.sh with only the environment given (plus the machine's PATH unless one is given). */
+function install(env: Record<string, string>, options: { piped?: boolean } = {}) {
+	const full = { PATH: process.env.PATH ?? "", ...env };
+	// `curl ... | sh` hands the script over stdin; both ways must behave the same.
+	return options.piped
+		? run(["/bin/sh"], { env: full, stdin: readFileSync(SCRIPT, "utf8") })
+		: run(["/bin/sh", SCRIPT], { env: full });
+}
+
+describe("install.sh", () => {
+	test(
+		"installs the checked binary into CHOPIN_INSTALL_DIR, and says how to put it on PATH",
+		async () => {
+			const root = tempDir();
+			const dir = join(root, "tools", "bin");
+			const result = await install({
+				HOME: root,
+				CHOPIN_INSTALL_DIR: dir,
+				CHOPIN_DOWNLOAD_URL: releases.downloadUrl,
+			});
+			expect(result.code).toBe(0);
+			expect(result.stdout).toBe("");
+			expect(result.stderr).toContain(`chopin ${cli.version} installed at ${dir}/chopin`);
+			expect(result.stderr).toContain(`${dir} is not on your PATH`);
+			expect(result.stderr).toContain(`export PATH="${dir}:$PATH"`);
+			// No version asked for: the latest release, in GitHub's layout.
+			expect(releases.requests).toEqual([
+				`/releases/latest/download/${cli.target.asset}`,
+				"/releases/latest/download/SHA256SUMS",
+			]);
+			expect(readdirSync(dir)).toEqual(["chopin"]);
+			expect(statSync(join(dir, "chopin")).mode & 0o777).toBe(0o755);
+			expect(await sha256File(join(dir, "chopin"))).toBe(await sha256File(cli.binary));
+			const installed = await run([join(dir, "chopin"), "--version"]);
+			expect(installed.stdout).toBe(`${cli.version}\n`);
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test(
+		"defaults to $HOME/.chopin/bin, where chopin then reports the `script` install method",
+		async () => {
+			const root = tempDir();
+			const home = join(root, "home");
+			const bin = join(home, ".chopin", "bin");
+			const result = await install(
+				{ HOME: home, CHOPIN_DOWNLOAD_URL: releases.downloadUrl, PATH: `${bin}:${process.env.PATH}` },
+				{ piped: true },
+			);
+			expect(result.code).toBe(0);
+			expect(result.stderr).toContain(`installed at ${bin}/chopin`);
+			// Already on PATH: no advice.
+			expect(result.stderr).not.toContain("not on your PATH");
+			const status = await run([join(bin, "chopin"), "status", "--json"], {
+				env: { HOME: home, CHOPIN_STATE_DIR: join(root, "state"), CHOPIN_CONFIG_DIR: join(root, "config") },
+			});
+			expect(status.code).toBe(3);
+			expect(JSON.parse(status.stdout).installMethod).toBe("script");
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test(
+		"CHOPIN_VERSION picks the release's URL path, with or without its v",
+		async () => {
+			for (const asked of [cli.version, `v${cli.version}`]) {
+				const root = tempDir();
+				const result = await install({
+					HOME: root,
+					CHOPIN_INSTALL_DIR: join(root, "bin"),
+					CHOPIN_DOWNLOAD_URL: releases.downloadUrl,
+					CHOPIN_VERSION: asked,
+				});
+				expect(result.code).toBe(0);
+				expect(releases.requests.splice(0)).toEqual([
+					`/releases/download/v${cli.version}/${cli.target.asset}`,
+					`/releases/download/v${cli.version}/SHA256SUMS`,
+				]);
+			}
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test(
+		"a version the host does not have fails and installs nothing",
+		async () => {
+			const root = tempDir();
+			const dir = join(root, "bin");
+			const result = await install({
+				HOME: root,
+				CHOPIN_INSTALL_DIR: dir,
+				CHOPIN_DOWNLOAD_URL: releases.downloadUrl,
+				CHOPIN_VERSION: "9.9.9",
+			});
+			expect(result.code).toBe(1);
+			expect(result.stderr).toContain(
+				`chopin install: error: could not download ${releases.origin}/releases/download/v9.9.9/${cli.target.asset}.`,
+			);
+			expect(() => readdirSync(dir)).toThrow();
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test(
+		"a wrong checksum is refused and an installed binary stays exactly as it was",
+		async () => {
+			const root = tempDir();
+			const dir = join(root, "bin");
+			mkdirSync(dir);
+			const existing = join(dir, "chopin");
+			writeFileSync(existing, "#!/bin/sh\necho 0.0.1\n", { mode: 0o755 });
+			const before = statSync(existing);
+			releases.sumsOverride = `${"0".repeat(64)}  ${cli.target.asset}\n`;
+			const result = await install({
+				HOME: root,
+				CHOPIN_INSTALL_DIR: dir,
+				CHOPIN_DOWNLOAD_URL: releases.downloadUrl,
+			});
+			expect(result.code).toBe(1);
+			expect(result.stderr).toContain(`${cli.target.asset} does not match its SHA-256 in SHA256SUMS`);
+			expect(result.stderr).toContain("nothing was installed");
+			expect(readFileSync(existing, "utf8")).toBe("#!/bin/sh\necho 0.0.1\n");
+			const after = statSync(existing);
+			expect([after.ino, after.mtimeMs, after.mode]).toEqual([before.ino, before.mtimeMs, before.mode]);
+			expect(readdirSync(dir)).toEqual(["chopin"]);
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test(
+		"SHA256SUMS without this machine's binary is refused",
+		async () => {
+			const root = tempDir();
+			releases.sumsOverride = `${"0".repeat(64)}  chopin-plan9-x64\n`;
+			const result = await install({
+				HOME: root,
+				CHOPIN_INSTALL_DIR: join(root, "bin"),
+				CHOPIN_DOWNLOAD_URL: releases.downloadUrl,
+			});
+			expect(result.code).toBe(1);
+			expect(result.stderr).toContain(`SHA256SUMS lists no ${cli.target.asset}.`);
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test(
+		"rerunning is idempotent, and replaces an older binary in place",
+		async () => {
+			const root = tempDir();
+			const dir = join(root, "bin");
+			const env = { HOME: root, CHOPIN_INSTALL_DIR: dir, CHOPIN_DOWNLOAD_URL: releases.downloadUrl };
+			expect((await install(env)).code).toBe(0);
+			const first = statSync(join(dir, "chopin"));
+			const again = await install(env);
+			expect(again.code).toBe(0);
+			expect(again.stderr).toContain(`chopin ${cli.version} is already installed at ${dir}/chopin`);
+			const second = statSync(join(dir, "chopin"));
+			expect([second.ino, second.mtimeMs]).toEqual([first.ino, first.mtimeMs]);
+
+			// An older chopin there (as before an upgrade) is replaced by a rename, leaving no temp file.
+			writeFileSync(join(dir, "chopin"), "#!/bin/sh\necho 0.0.1\n");
+			const upgrade = await install(env);
+			expect(upgrade.code).toBe(0);
+			expect(upgrade.stderr).toContain(`chopin ${cli.version} installed at ${dir}/chopin`);
+			expect(readdirSync(dir)).toEqual(["chopin"]);
+			expect(await sha256File(join(dir, "chopin"))).toBe(await sha256File(cli.binary));
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test(
+		"a base without {version}: used as is, and CHOPIN_VERSION is refused with it",
+		async () => {
+			const root = tempDir();
+			const base = `${releases.origin}/mirror/`;
+			const plain = await install({
+				HOME: root,
+				CHOPIN_INSTALL_DIR: join(root, "a"),
+				CHOPIN_DOWNLOAD_URL: base,
+			});
+			expect(plain.code).toBe(0);
+			expect(releases.requests.splice(0)).toEqual([`/mirror/${cli.target.asset}`, "/mirror/SHA256SUMS"]);
+			const pinned = await install({
+				HOME: root,
+				CHOPIN_INSTALL_DIR: join(root, "b"),
+				CHOPIN_DOWNLOAD_URL: base,
+				CHOPIN_VERSION: "1.2.3",
+			});
+			expect(pinned.code).toBe(1);
+			expect(pinned.stderr).toContain("CHOPIN_DOWNLOAD_URL has no {version} in it");
+			expect(releases.requests).toEqual([]);
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test(
+		"refuses plain http to anything but this machine, and bad versions, before downloading",
+		async () => {
+			const root = tempDir();
+			const insecure = await install({
+				HOME: root,
+				CHOPIN_INSTALL_DIR: join(root, "bin"),
+				CHOPIN_DOWNLOAD_URL: "http://downloads.example/v{version}",
+			});
+			expect(insecure.code).toBe(1);
+			expect(insecure.stderr).toContain(
+				"refusing to download from http://downloads.example/latest: use an https:// URL.",
+			);
+			const bad = await install({ HOME: root, CHOPIN_VERSION: "1.2.3; rm -rf /" });
+			expect(bad.code).toBe(1);
+			expect(bad.stderr).toContain("is not a version");
+			expect(releases.requests).toEqual([]);
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test(
+		"a download that does not run here is not installed",
+		async () => {
+			const root = tempDir();
+			const release = join(root, "release");
+			mkdirSync(release);
+			const broken = join(release, cli.target.asset);
+			writeFileSync(broken, "#!/bin/sh\nexit 1\n");
+			chmodSync(broken, 0o755);
+			writeFileSync(join(release, "SHA256SUMS"), `${await sha256File(broken)}  ${cli.target.asset}\n`);
+			await using host = startReleaseServer(release, "0.0.0");
+			const dir = join(root, "bin");
+			const result = await install({
+				HOME: root,
+				CHOPIN_INSTALL_DIR: dir,
+				CHOPIN_DOWNLOAD_URL: host.downloadUrl,
+			});
+			expect(result.code).toBe(1);
+			expect(result.stderr).toContain(
+				"the downloaded chopin does not run on this system; nothing was installed.",
+			);
+			expect(() => readdirSync(dir)).toThrow();
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test(
+		"works with wget and shasum when curl and sha256sum are missing",
+		async () => {
+			const tools = [
+				"uname",
+				"ls",
+				"grep",
+				"awk",
+				"cut",
+				"chmod",
+				"mkdir",
+				"cp",
+				"mv",
+				"rm",
+				"mktemp",
+				"cat",
+			];
+			const wanted = [...tools, "wget", "shasum"];
+			const missing = wanted.filter((tool) => !Bun.which(tool));
+			if (missing.length > 0) {
+				console.warn(`note: skipping the wget/shasum install test: ${missing.join(", ")} not installed.`);
+				return;
+			}
+			const root = tempDir();
+			const bin = join(root, "path");
+			mkdirSync(bin);
+			for (const tool of wanted) symlinkSync(Bun.which(tool)!, join(bin, tool));
+			// shasum is a perl script: it needs perl on the PATH too.
+			if (Bun.which("perl")) symlinkSync(Bun.which("perl")!, join(bin, "perl"));
+			const dir = join(root, "bin");
+			const result = await install({
+				PATH: bin,
+				HOME: root,
+				CHOPIN_INSTALL_DIR: dir,
+				CHOPIN_DOWNLOAD_URL: releases.downloadUrl,
+			});
+			expect(result.stderr).toContain(`installed at ${dir}/chopin`);
+			expect(result.code).toBe(0);
+			expect(await sha256File(join(dir, "chopin"))).toBe(await sha256File(cli.binary));
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+});
+
+describe("install.sh, statically", () => {
+	const shellcheck = Bun.which("shellcheck");
+	if (!shellcheck && !REQUIRE_ALL) {
+		console.warn(
+			"note: shellcheck is not installed; install.sh is not linted. CHOPIN_TEST_REQUIRE_ALL=1 makes this a failure.",
+		);
+	}
+	test.skipIf(!shellcheck && !REQUIRE_ALL)("is clean under shellcheck as POSIX sh", async () => {
+		expect(shellcheck).not.toBeNull();
+		const result = await run([shellcheck!, "--shell=sh", "--severity=style", SCRIPT]);
+		expect(result.stdout + result.stderr).toBe("");
+		expect(result.code).toBe(0);
+	});
+
+	test("keeps the contract: CHOPIN_VERSION, CHOPIN_INSTALL_DIR, ~/.chopin/bin, one download base line", () => {
+		const text = readFileSync(SCRIPT, "utf8");
+		expect(text).toStartWith("#!/bin/sh\n");
+		expect(text).toContain("install_dir=$HOME/.chopin/bin");
+		expect(text).toContain("install_dir=$" + "{CHOPIN_INSTALL_DIR:-}");
+		expect(text).toContain("version=$" + "{CHOPIN_VERSION:-}");
+		expect(text.match(/^default_download_url='[^']*'$/gm)).toEqual([
+			"default_download_url='https://github.com/chopin-app/chopin/releases/download/v{version}'",
+		]);
+		// Run as a whole or not at all: a download cut short must not run half a script.
+		expect(text.trimEnd()).toEndWith('main "$@"');
+	});
+});

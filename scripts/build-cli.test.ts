@@ -1,0 +1,178 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import cliPackage from "../apps/cli/package.json" with { type: "json" };
+import { COMPILE_FLAGS, parseBuildArgs } from "./build-cli";
+import { formatSums, parseSums, sha256File } from "./release/sha256";
+import { hostTarget, TARGETS } from "./release/targets";
+import { COMPILE_TIMEOUT_MS, type CompiledCli, compileCli, run } from "./testing/compiled-cli";
+
+const dirs: string[] = [];
+afterEach(() => {
+	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+	const dir = mkdtempSync(join(tmpdir(), "chopin-build-test-"));
+	dirs.push(dir);
+	return dir;
+}
+
+/** An environment that keeps chopin's state, config and home inside `root`. */
+function isolatedEnv(root: string): Record<string, string> {
+	return {
+		PATH: process.env.PATH ?? "",
+		HOME: join(root, "home"),
+		CHOPIN_STATE_DIR: join(root, "state"),
+		CHOPIN_CONFIG_DIR: join(root, "config"),
+	};
+}
+
+describe("the compiled chopin binary", () => {
+	let cli: CompiledCli;
+	beforeAll(async () => {
+		cli = await compileCli();
+	}, COMPILE_TIMEOUT_MS);
+	afterAll(() => cli?.remove());
+
+	test("is built with the release flags, for this machine's target", () => {
+		expect(COMPILE_FLAGS).toEqual(["--compile", "--minify", "--bytecode", "--format=esm"]);
+		expect(cli.target).toBe(hostTarget()!);
+		expect(cli.binary).toEndWith(`/${cli.target.asset}`);
+		expect(cli.version).toBe(cliPackage.version);
+	});
+
+	test("--version prints apps/cli/package.json's version", async () => {
+		const root = tempDir();
+		expect(await run([cli.binary, "--version"], { env: isolatedEnv(root) })).toEqual({
+			stdout: `${cliPackage.version}\n`,
+			stderr: "",
+			code: 0,
+			signal: null,
+		});
+		expect(await run([cli.binary, "-V"], { env: isolatedEnv(root) })).toMatchObject({ code: 0 });
+	});
+
+	test("--help lists the commands and exits 0", async () => {
+		const result = await run([cli.binary, "--help"], { env: isolatedEnv(tempDir()) });
+		expect(result.code).toBe(0);
+		expect(result.stdout).toStartWith("Usage: chopin [options] [command]");
+		for (const command of ["connect", "run", "status", "disconnect", "logs", "service"]) {
+			expect(result.stdout).toContain(`  ${command}`);
+		}
+		const sub = await run([cli.binary, "status", "--help"], { env: isolatedEnv(tempDir()) });
+		expect(sub.code).toBe(0);
+		expect(sub.stdout).toContain("--json");
+	});
+
+	test("status --json from a temp dir: not paired (exit 3), installed as `binary`", async () => {
+		const root = tempDir();
+		const dir = join(root, "downloads");
+		mkdirSync(dir);
+		const binary = join(dir, "chopin");
+		copyFileSync(cli.binary, binary);
+		const result = await run([binary, "status", "--json"], { env: isolatedEnv(root) });
+		expect(result.code).toBe(3);
+		const report = JSON.parse(result.stdout);
+		expect(report).toMatchObject({
+			version: cliPackage.version,
+			installMethod: "binary",
+			credential: { stored: false },
+			daemon: { running: false },
+			logFile: join(root, "state", "logs", "chopin.log"),
+		});
+		expect(result.stderr).toContain("error: This machine is not paired with a Chopin server.");
+	});
+
+	test("status --json from <HOME>/.chopin/bin: installed as `script`", async () => {
+		const root = tempDir();
+		const bin = join(root, "home", ".chopin", "bin");
+		mkdirSync(bin, { recursive: true });
+		copyFileSync(cli.binary, join(bin, "chopin"));
+		const result = await run([join(bin, "chopin"), "status", "--json"], { env: isolatedEnv(root) });
+		expect(result.code).toBe(3);
+		expect(JSON.parse(result.stdout).installMethod).toBe("script");
+	});
+
+	test("writes its log in the binary (pino with no transports) and reads it back with `logs`", async () => {
+		const root = tempDir();
+		const env = { ...isolatedEnv(root), CHOPIN_LOG_LEVEL: "debug" };
+		expect((await run([cli.binary, "status", "--json"], { env })).code).toBe(3);
+		const line = JSON.parse(
+			readFileSync(join(root, "state", "logs", "chopin.log"), "utf8")
+				.trim()
+				.split("\n")[0]!,
+		);
+		expect(line).toMatchObject({ level: 20, msg: "status gathered", paired: false });
+		const logs = await run([cli.binary, "logs", "-n", "5"], { env });
+		expect(logs.code).toBe(0);
+		expect(logs.stdout).toContain("DEBUG status gathered paired=false");
+	});
+
+	test("a usage error keeps its exit status in the binary", async () => {
+		const result = await run([cli.binary, "connect", "gemini", "--acp"], { env: isolatedEnv(tempDir()) });
+		expect(result.code).toBe(2);
+		expect(result.stderr).toContain("error: Unknown option '--acp'.");
+	});
+
+	test("the release directory's SHA256SUMS covers the binary and both installers", async () => {
+		const sums = parseSums(readFileSync(join(cli.dir, "SHA256SUMS"), "utf8"));
+		expect([...sums.keys()]).toEqual([cli.target.asset, "install.ps1", "install.sh"].sort());
+		expect(sums.get(cli.target.asset)).toBe(await sha256File(cli.binary));
+		expect(sums.get(cli.target.asset)).toBe(cli.build.binaries[0]!.sha256);
+		expect(readFileSync(join(cli.dir, "install.sh"), "utf8")).toBe(
+			readFileSync(join(import.meta.dir, "..", "installers", "install.sh"), "utf8"),
+		);
+		// The file is in the format the real tool checks.
+		if (Bun.which("sha256sum")) {
+			const check = await run(["sha256sum", "-c", "SHA256SUMS"], { cwd: cli.dir });
+			expect(check.code).toBe(0);
+			expect(check.stdout).toContain(`${cli.target.asset}: OK`);
+		}
+	});
+});
+
+describe("targets and arguments", () => {
+	test("five targets, named for Bun, the release assets and npm", () => {
+		expect(TARGETS.map((t) => [t.bun, t.asset, t.npmPackage, t.npmBinary])).toEqual([
+			["bun-linux-x64", "chopin-linux-x64", "@chopin/cli-linux-x64", "chopin"],
+			["bun-linux-arm64", "chopin-linux-arm64", "@chopin/cli-linux-arm64", "chopin"],
+			["bun-darwin-x64", "chopin-darwin-x64", "@chopin/cli-darwin-x64", "chopin"],
+			["bun-darwin-arm64", "chopin-darwin-arm64", "@chopin/cli-darwin-arm64", "chopin"],
+			["bun-windows-x64", "chopin-windows-x64.exe", "@chopin/cli-win32-x64", "chopin.exe"],
+		]);
+		expect(hostTarget("win32", "x64")?.name).toBe("windows-x64");
+		expect(hostTarget("linux", "ia32")).toBeUndefined();
+	});
+
+	test("no arguments: this machine's target; --all: the five; names: those", () => {
+		expect(parseBuildArgs([]).targets).toEqual([hostTarget()!]);
+		expect(parseBuildArgs(["--all"]).targets).toEqual([...TARGETS]);
+		expect(parseBuildArgs(["darwin-arm64", "windows-x64", "darwin-arm64", "--out", "/x"])).toEqual({
+			targets: [TARGETS[3]!, TARGETS[4]!],
+			outDir: "/x",
+		});
+		expect(() => parseBuildArgs(["linux-ia32"])).toThrow("unknown target linux-ia32");
+		expect(() => parseBuildArgs(["--all", "linux-x64"])).toThrow("either --all or target names");
+	});
+
+	test("SHA256SUMS is written sorted, as sha256sum writes it, and read back in either mode", () => {
+		const a = "a".repeat(64);
+		const b = "b".repeat(64);
+		const text = formatSums(
+			new Map([
+				["install.sh", b],
+				["chopin-linux-x64", a],
+			]),
+		);
+		expect(text).toBe(`${a}  chopin-linux-x64\n${b}  install.sh\n`);
+		expect(parseSums(`${text}${a} *chopin-windows-x64.exe\n`)).toEqual(
+			new Map([
+				["chopin-linux-x64", a],
+				["install.sh", b],
+				["chopin-windows-x64.exe", a],
+			]),
+		);
+		expect(() => parseSums("nonsense\n")).toThrow("not a checksum line");
+	});
+});
