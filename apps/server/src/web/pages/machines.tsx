@@ -19,13 +19,18 @@ export function MachinesPage(): ReactNode {
 	const [busy, setBusy] = useState(false);
 	const [dialogError, setDialogError] = useState<string | null>(null);
 	const noticeRef = useRef<HTMLParagraphElement>(null);
+	/** Counts loads, so an answer that arrives after a newer one's is dropped. */
+	const loads = useRef(0);
 
 	const load = useCallback(async () => {
+		const mine = ++loads.current;
 		try {
-			setData(await api<MachinesData>("GET", "/api/machines"));
+			const next = await api<MachinesData>("GET", "/api/machines");
+			if (mine !== loads.current) return;
+			setData(next);
 			setError(null);
 		} catch (e) {
-			setError(describeError(e));
+			if (mine === loads.current) setError(describeError(e));
 		}
 	}, []);
 
