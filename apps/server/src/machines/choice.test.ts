@@ -183,7 +183,14 @@ describe("machine choice", () => {
 			document: w.documents.d1,
 			override: w.machines.a1.machineId,
 			pin: w.machines.a2.machineId,
-			assigned: { machine: w.machines.a1.machineId, online: true },
+			assigned: { machine: w.machines.a1.machineId, online: true, owner: "ana", label: "a1" },
+		});
+		// cy reads the document too: the machine is ana's, named by its owner, not its label.
+		const forCy = await pageRequest(w.target, w.cy, "GET", `/api/documents/${w.documents.d1}/machine`);
+		expect(((await forCy.json()) as { assigned: unknown }).assigned).toEqual({
+			machine: w.machines.a1.machineId,
+			online: true,
+			owner: "ana",
 		});
 
 		// The override's machine goes offline: asking says so rather than using another behind ana's back.

@@ -22,6 +22,13 @@ import { MACHINE_SOCKET_KIND, type MachineSocketData } from "./connection";
 import { machineNotFound } from "./errors";
 import { registerPairingGrant } from "./grant";
 import { getMachine } from "./machine-rows";
+import {
+	assignedMachine,
+	type DocumentMachine,
+	type MachinesPage,
+	namedDocuments,
+	pinsOf,
+} from "./page-data";
 
 const choiceSchema = z.strictObject({ machine: z.string().min(1).max(128).nullable() });
 
@@ -102,7 +109,13 @@ export function registerMachineRoutes(router: Router, ctx: AppContext): void {
 
 	router.get("/api/machines", async ({ req }) => {
 		const user = await requireUser(ctx, req);
-		return jsonResponse({ machines: await machines.list(user.login) });
+		const list = await machines.list(user.login);
+		const page: MachinesPage = {
+			machines: list,
+			pins: await pinsOf(ctx.store, user.login),
+			documents: await namedDocuments(ctx, user, list),
+		};
+		return jsonResponse(page);
 	});
 
 	router.get("/api/machines/:id", async ({ req, params }) => {
@@ -135,14 +148,12 @@ export function registerMachineRoutes(router: Router, ctx: AppContext): void {
 		const user = await requireUser(ctx, req);
 		const document = await readableDocument(ctx, params.id!, user);
 		const choices = await choicesFor(ctx.store, user.login, document.id, document.repository);
-		const assigned = await machines.assignments.of(document.id);
-		return jsonResponse({
+		const answer: DocumentMachine = {
 			document: document.id,
 			...choices,
-			assigned: assigned
-				? { machine: assigned.machineId, online: machines.control.isOnline(assigned.machineId) }
-				: null,
-		});
+			assigned: await assignedMachine(ctx, user.login, document.id),
+		};
+		return jsonResponse(answer);
 	});
 
 	router.put("/api/documents/:id/machine", async (c) => {

@@ -77,4 +77,8 @@ export interface PlannerStatus {
 	until?: number;
 }
 
+export type { PairingConfirmed } from "@chopin/agent-link/machine";
+export type { MachineRunView, MachineView } from "../machines/machine-view";
+export type { DocumentMachine, MachinePin, MachinesPage, NamedDocument } from "../machines/page-data";
+export type { PairingView } from "../machines/pairings";
 export type { DecisionView, DocumentSummary, DocumentView, MessageView, RunCardView };

@@ -4,6 +4,8 @@ import { ApiError, api, describeError, goSignIn, type Me } from "./api";
 import { matchPage, type PageRoute } from "./page-routes";
 import { DocumentPage } from "./pages/document";
 import { DocumentsPage } from "./pages/documents";
+import { MachinesPage } from "./pages/machines";
+import { PairingPage } from "./pages/pairing";
 import { SignInPage } from "./pages/sign-in";
 
 type PageProps = { me: Me; params: Record<string, string> };
@@ -13,6 +15,8 @@ const PAGES: Record<PageRoute["page"], (props: PageProps) => ReactNode> = {
 	documents: () => <DocumentsPage />,
 	document: ({ me, params }) => <DocumentPage me={me} id={params.id!} />,
 	"sign-in": () => <SignInPage />,
+	pairing: ({ me, params }) => <PairingPage me={me} id={params.id!} />,
+	machines: () => <MachinesPage />,
 };
 
 export function App(): ReactNode {
@@ -63,6 +67,12 @@ function Shell(props: { me: Me | null; children: ReactNode }): ReactNode {
 				<a className="brand" href="/">
 					Chopin
 				</a>
+				{props.me && (
+					<nav className="nav" aria-label="Chopin">
+						<a href="/">Documents</a>
+						<a href="/machines">Machines</a>
+					</nav>
+				)}
 				{props.me && (
 					<div className="who">
 						<span>

@@ -5,7 +5,7 @@ export interface PageRoute {
 	/** A router pattern: literal segments and `:name` parameters. */
 	readonly pattern: string;
 	/** The component app.tsx shows for it. */
-	readonly page: "documents" | "sign-in" | "document";
+	readonly page: "documents" | "sign-in" | "document" | "pairing" | "machines";
 	/** Whether a signed-out person is sent to sign in first. */
 	readonly signIn: boolean;
 }
@@ -14,6 +14,8 @@ export const PAGE_ROUTES: readonly PageRoute[] = [
 	{ pattern: "/", page: "documents", signIn: true },
 	{ pattern: "/sign-in", page: "sign-in", signIn: false },
 	{ pattern: "/d/:id", page: "document", signIn: true },
+	{ pattern: "/pair/:id", page: "pairing", signIn: true },
+	{ pattern: "/machines", page: "machines", signIn: true },
 ];
 
 /** The page a path shows and its parameters, or null for a path no page has. */

@@ -19,6 +19,8 @@ test("pages send a signed-out person to sign in, and back afterwards", async () 
 	for (const [path, next] of [
 		["/", "/"],
 		[`/d/${id}`, `/d/${id}`],
+		["/machines", "/machines"],
+		["/pair/prg_aaaaaaaaaaaaaaaa", "/pair/prg_aaaaaaaaaaaaaaaa"],
 	]) {
 		const res = await api.call(null, "GET", path!);
 		expect(res.status).toBe(302);
@@ -32,6 +34,8 @@ test("every page is the bundled shell with the strict page policy and no inline 
 		[null, "/sign-in"],
 		["alice", "/"],
 		["carol", `/d/${id}`],
+		["bob", "/machines"],
+		["bob", "/pair/prg_aaaaaaaaaaaaaaaa"],
 	] as const) {
 		const res = await api.call(who, "GET", path);
 		expect(res.status).toBe(200);

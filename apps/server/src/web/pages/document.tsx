@@ -16,6 +16,7 @@ import {
 } from "../api";
 import { ChatPanel } from "../components/chat";
 import { DecisionCard } from "../components/decision-card";
+import { MachineChooser } from "../components/machine-chooser";
 import { PlannerBar } from "../components/planner-bar";
 import { RunCard } from "../components/run-card";
 import { SourceEditor } from "../components/source-editor";
@@ -141,6 +142,14 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 				<DocumentHeader state={state} canWrite={canWrite} live={live} />
 				{error && <p role="alert">{error}</p>}
 				<PlannerBar documentId={id} planner={state.planner} canWrite={canWrite} />
+				{!state.deleted && (
+					<MachineChooser
+						documentId={id}
+						repository={document.repository}
+						canWrite={canWrite && !document.archived}
+						plannerState={state.planner.state}
+					/>
+				)}
 				{state.deleted ? (
 					<p role="alert">This document was deleted.</p>
 				) : (
