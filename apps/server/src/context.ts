@@ -1,5 +1,6 @@
 // The one injected context: config, clock, store, logger, secret key, sockets. Built once at start; tests override its edges.
 import { type Clock, systemClock } from "@chopin/agent-link/clock";
+import { createPlannerService, type PlannerService } from "./agent/planner-service";
 import { createIdentity, type Identity } from "./auth/identity";
 import { Sessions } from "./auth/sessions";
 import type { Config } from "./config";
@@ -34,6 +35,8 @@ export interface AppContext {
 	readonly sessions: Sessions;
 	/** Documents, images, Chat, Decisions, run cards and the live hub (domain.ts). */
 	readonly domain: Domain;
+	/** The agent endpoint: attached Planners, @chopin messages (handleMessage), Reset/Stop/Resume (agent/planner-service.ts). */
+	readonly planner: PlannerService;
 	/**
 	 * Runs fn when the server stops, before remaining sockets are closed and before the store
 	 * closes: the place to close a domain's sockets with its own code. Latest registered runs first.
@@ -103,6 +106,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 		identity,
 		sessions,
 		domain,
+		planner: createPlannerService({
+			get config() {
+				return context.config;
+			},
+			clock,
+			log,
+			identity,
+			sessions,
+			domain,
+		}),
 		onStop: (fn) => {
 			stopHooks.push(fn);
 		},

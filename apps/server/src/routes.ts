@@ -1,4 +1,5 @@
 // Every route of the server, one register call per domain: add yours here.
+import { registerAgentRoutes } from "./agent/routes";
 import { registerAuthRoutes } from "./auth/routes";
 import type { AppContext } from "./context";
 import { registerHealthRoutes } from "./health";
@@ -7,4 +8,5 @@ import type { Router } from "./http/router";
 export function registerRoutes(router: Router, ctx: AppContext): void {
 	registerHealthRoutes(router, ctx);
 	registerAuthRoutes(router, ctx);
+	registerAgentRoutes(router, ctx);
 }
