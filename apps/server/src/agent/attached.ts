@@ -39,6 +39,7 @@ export class AttachedPlanner {
 	readonly #work = new Set<Promise<unknown>>();
 	#recheck: Timer | undefined;
 	#closed = false;
+	#rechecking = false;
 
 	constructor(
 		readonly link: AgentLink,
@@ -217,6 +218,11 @@ export class AttachedPlanner {
 			.filter((t): t is PlannerTurn => t !== undefined);
 	}
 
+	/** Resolves once the checks and withdrawals under way have finished (tests, a graceful stop). */
+	async settled(): Promise<void> {
+		while (this.#work.size) await Promise.allSettled([...this.#work]);
+	}
+
 	/** The link closed: turns fail, sessions end, questions and their Decisions are withdrawn, live runs stop. */
 	teardown(): Promise<void> {
 		if (this.#closed) return Promise.resolve();
@@ -286,8 +292,11 @@ export class AttachedPlanner {
 		if (this.#closed) return;
 		this.#recheck = this.deps.clock.setTimeout(() => {
 			if (this.#closed) return;
-			// A GitHub outage during a periodic check leaves the link open.
-			this.#track(this.guard().finally(() => this.#armRecheck()));
+			// Every 5 minutes on the clock, however long a check takes; a GitHub outage leaves the link open.
+			this.#armRecheck();
+			if (this.#rechecking) return;
+			this.#rechecking = true;
+			this.#track(this.guard().finally(() => (this.#rechecking = false)));
 		}, RECHECK_EVERY_MS);
 	}
 

@@ -74,6 +74,8 @@ export interface PlannerService {
 		filter: LinkFilter,
 		refusal: { code: "access-revoked" | "sign-in-required"; message: string },
 	): number;
+	/** Resolves once the rechecks, withdrawals and teardowns under way have finished (tests). */
+	settled(): Promise<void>;
 	/** How many agent sockets are open (metrics, benchmarks). */
 	connections(): number;
 	/** The handlers of the "agent" socket kind. */
@@ -201,6 +203,15 @@ class Planner implements PlannerService {
 			n++;
 		}
 		return n;
+	}
+
+	async settled(): Promise<void> {
+		for (;;) {
+			const pending = [...this.#teardowns, ...[...this.#attached.values()].map((p) => p.settled())];
+			if (pending.length === 0) return;
+			await Promise.allSettled(pending);
+			if (this.#teardowns.size === 0) return;
+		}
 	}
 
 	connections(): number {

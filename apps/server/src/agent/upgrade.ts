@@ -69,7 +69,7 @@ export async function handleAgentUpgrade(c: RouteContext, ctx: AppContext): Prom
 			});
 		}
 		if (isIdentityError(error, "unavailable")) return unavailable(ctx, error.retryAfterMs);
-		ctx.log.error("agent bearer check failed", { error });
+		ctx.log.error("agent credential check failed", { error });
 		return failed(ctx);
 	}
 	try {

@@ -71,7 +71,15 @@ export class AgentFixture {
 		const mode = options.mode ?? "local";
 		const clock = new ManualClock();
 		let gh: GitHubEmulator | undefined;
-		let env: Env = { PUBLIC_URL, DEMO: "off", ...options.env };
+		// Long liveness timeouts unless a test sets them: a ManualClock jumping minutes ahead fires
+		// pings faster than a socket's pong can come back over the loopback.
+		let env: Env = {
+			PUBLIC_URL,
+			DEMO: "off",
+			AGENT_CONNECTION_TIMEOUT_MS: "3000000",
+			AGENT_CONNECTION_MAX_SILENCE_MS: "3600000",
+			...options.env,
+		};
 		if (mode === "github") {
 			const fixture = testFixture();
 			fixture.apps[0]!.redirectUri = PUBLIC_URL;

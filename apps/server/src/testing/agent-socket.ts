@@ -120,6 +120,12 @@ export class AgentSocket {
 		);
 	}
 
+	/** Sends several messages in one TCP write, so the server reads them in one go. */
+	sendBatch(messages: unknown[]): void {
+		const frames = messages.map((m) => this.frame(OPCODES.text, Buffer.from(JSON.stringify(m))));
+		this.write(Buffer.concat(frames));
+	}
+
 	sendBinary(bytes: Uint8Array): void {
 		this.sendFrame(OPCODES.binary, Buffer.from(bytes));
 	}
@@ -151,6 +157,11 @@ export class AgentSocket {
 	}
 
 	sendFrame(opcode: number, payload: Buffer, fin = true): void {
+		this.write(this.frame(opcode, payload, fin));
+	}
+
+	/** One masked client frame. */
+	frame(opcode: number, payload: Buffer, fin = true): Buffer {
 		const mask = crypto.getRandomValues(new Uint8Array(4));
 		const length = payload.length;
 		const head = length < 126 ? 2 : length < 65536 ? 4 : 10;
@@ -166,7 +177,7 @@ export class AgentSocket {
 		}
 		frame.set(mask, head);
 		for (let i = 0; i < length; i++) frame[head + 4 + i] = payload[i]! ^ mask[i & 3]!;
-		this.write(frame);
+		return frame;
 	}
 
 	/** The next message, whatever its type. */
