@@ -131,8 +131,8 @@ for (const mode of ["local", "github"] as const) {
 			const doc = await f.createDocument();
 			const admin = f.cast.admin;
 			const expected = {
-				type: "refused",
-				code: "sign-in-required",
+				type: "refused" as const,
+				code: "sign-in-required" as const,
 				message: `${admin} has no live Chopin browser sign-in on this server since it started. Sign in to Chopin at ${f.publicUrl} in a browser as ${admin}, then connect again.`,
 			};
 			const first = await f.connect(admin);

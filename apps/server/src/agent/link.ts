@@ -52,6 +52,8 @@ export class AgentLink {
 	/** The features attached granted: the ones asked for that this server implements. */
 	features: ReadonlySet<Feature> = new Set();
 	readonly requestIds = new RememberedIds();
+	/** Frames read so far (metrics; tests wait on it). */
+	framesReceived = 0;
 	#state: LinkState = "awaiting-attach";
 	#cause: CloseCause | undefined;
 	readonly #liveness: Liveness;
@@ -88,6 +90,7 @@ export class AgentLink {
 
 	/** A frame arrived (Bun's message handler). */
 	receive(data: string | Buffer): void {
+		this.framesReceived++;
 		this.#liveness.heard();
 		if (this.#state === "closed") return;
 		const parsed = parseClientFrame(data, { features: this.features });

@@ -39,6 +39,15 @@ export interface PlannerStatus {
 	until?: number;
 }
 
+export interface LinkStats {
+	id: string;
+	login: string;
+	documentId?: string;
+	state: string;
+	framesReceived: number;
+	bufferedAmount: number;
+}
+
 /** Which links an explicit end applies to (the machines domain revokes a machine's, say). */
 export interface LinkFilter {
 	documentId?: string;
@@ -78,6 +87,8 @@ export interface PlannerService {
 	settled(): Promise<void>;
 	/** How many agent sockets are open (metrics, benchmarks). */
 	connections(): number;
+	/** Each open link: who, which document once attached, frames read, bytes queued for it. */
+	linkStats(): LinkStats[];
 	/** The handlers of the "agent" socket kind. */
 	socketHandlers(): SocketHandlers<AgentSocketData>;
 	/** The server is stopping: every link closes with 1012 and what it held is withdrawn. */
@@ -216,6 +227,17 @@ class Planner implements PlannerService {
 
 	connections(): number {
 		return this.#links.size;
+	}
+
+	linkStats(): LinkStats[] {
+		return [...this.#links.values()].map((link) => ({
+			id: link.id,
+			login: link.principal.login,
+			...(this.#byLink.get(link.id) && { documentId: this.#byLink.get(link.id)!.document.id }),
+			state: link.state,
+			framesReceived: link.framesReceived,
+			bufferedAmount: link.ws.getBufferedAmount(),
+		}));
 	}
 
 	socketHandlers(): SocketHandlers<AgentSocketData> {

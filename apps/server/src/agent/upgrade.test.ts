@@ -10,7 +10,7 @@ afterEach(async () => {
 	f = undefined;
 });
 
-const body = (answer: { status: number }) => JSON.parse((answer as { body: string }).body);
+const body = (answer: { body: string }) => JSON.parse(answer.body);
 
 describe("the route exists only with AGENT on and HARNESS=remote", () => {
 	for (const env of [{ AGENT: "off" }, { HARNESS: "pi" }, { AGENT: "off", HARNESS: "atomic" }]) {
@@ -153,20 +153,18 @@ describe("bearer resolvers: the seam a paired machine's chopin_p_ credential use
 						}
 					: null,
 		});
-		const wrong = await f.open({ token: credential });
-		if (wrong.status !== 101) throw new Error("expected an upgrade");
-		wrong.socket.send({ type: "attach", version: 1, document: other.id });
-		expect(await wrong.socket.expect("refused")).toEqual({
+		const wrong = (await f.open({ token: credential })).socket!;
+		wrong.send({ type: "attach", version: 1, document: other.id });
+		expect(await wrong.expect("refused")).toEqual({
 			type: "refused",
 			code: "repository-forbidden",
 			message: "This Planner credential was issued for another document.",
 		});
-		expect((await wrong.socket.closed).code).toBe(4403);
+		expect((await wrong.closed).code).toBe(4403);
 
-		const right = await f.open({ token: credential });
-		if (right.status !== 101) throw new Error("expected an upgrade");
-		right.socket.send({ type: "attach", version: 1, document: mine.id });
-		expect((await right.socket.expect("attached")).document.id).toBe(mine.id);
+		const right = (await f.open({ token: credential })).socket!;
+		right.send({ type: "attach", version: 1, document: mine.id });
+		expect((await right.expect("attached")).document.id).toBe(mine.id);
 		expect(f.ctx.planner.status(mine.id)).toEqual({ state: "attached", login: "alice" });
 
 		// A browser sign-in of the same account ending does not release a machine's link.
@@ -180,8 +178,8 @@ describe("bearer resolvers: the seam a paired machine's chopin_p_ credential use
 				{ code: "access-revoked", message: "The machine was disconnected." },
 			),
 		).toBe(1);
-		expect(await right.socket.expect("refused")).toMatchObject({ code: "access-revoked" });
-		expect((await right.socket.closed).code).toBe(4403);
+		expect(await right.expect("refused")).toMatchObject({ code: "access-revoked" });
+		expect((await right.closed).code).toBe(4403);
 		expect(f.ctx.planner.status(mine.id).state).toBe("unattached");
 
 		// Without the resolver the credential is unknown again: 401.

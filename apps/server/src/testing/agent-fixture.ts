@@ -169,7 +169,7 @@ export class AgentFixture {
 			token: login ? this.token(login) : undefined,
 			...rest,
 		}).then((answer) => {
-			if (answer.status === 101) this.#sockets.push((answer as { socket: AgentSocket }).socket);
+			if (answer.socket) this.#sockets.push(answer.socket);
 			return answer;
 		});
 	}
@@ -189,6 +189,56 @@ export class AgentFixture {
 		return { socket, attached };
 	}
 
+	/**
+	 * Waits until the server has read everything this socket sent so far: a host-tool-call for a
+	 * session that does not exist is answered in order, after every frame before it.
+	 */
+	async sync(socket: AgentSocket): Promise<void> {
+		const toolCallId = `sync-${crypto.randomUUID()}`;
+		socket.send({
+			type: "host-tool-call",
+			session: "sync",
+			turn: "sync",
+			toolCallId,
+			toolName: "read_plan",
+			input: "{}",
+		});
+		for (;;) {
+			const message = await socket.next();
+			if (message.type === "host-tool-result" && message.toolCallId === toolCallId) return;
+			this.#skipped.push(message);
+		}
+	}
+
+	/** Messages sync() read past while waiting for its answer. */
+	readonly #skipped: unknown[] = [];
+
+	/**
+	 * A person's @chopin message as the Chat API would send it; the socket must get start, answer
+	 * started, and get the turn. Returns the turn message.
+	 */
+	async chatTurn(socket: AgentSocket, documentId: string, author: string, body = "@chopin what next?") {
+		const result = await this.ctx.planner.handleMessage({ documentId, author, body });
+		if (result.status !== "sent" || !result.turn)
+			throw new Error(`the message was not sent: ${JSON.stringify(result)}`);
+		const start = await socket.expect("start");
+		socket.send({ type: "started", session: start.session });
+		const turn = await socket.expect("turn");
+		return { ...turn, message: result.message };
+	}
+
+	/** The document's Chat, oldest first. */
+	async chat(documentId: string) {
+		return (await this.ctx.domain.chat.list(documentId)).messages;
+	}
+
+	/** The server side of this process's only agent socket. */
+	serverSocket() {
+		const sockets = [...this.ctx.sockets.open].filter((ws) => ws.data.kind === "agent");
+		if (sockets.length !== 1) throw new Error(`${sockets.length} agent sockets are open`);
+		return sockets[0]!;
+	}
+
 	/** Records the document's live events from now on. */
 	events(documentId: string): LiveEvent[] {
 		const seen: LiveEvent[] = [];
@@ -198,7 +248,7 @@ export class AgentFixture {
 
 	/** Waits until the predicate holds, letting the server's promises and the clock's due timers run. */
 	async until(predicate: () => boolean | Promise<boolean>, what = "a condition"): Promise<void> {
-		for (let i = 0; i < 2000; i++) {
+		for (let i = 0; i < 6000; i++) {
 			if (await predicate()) return;
 			await Bun.sleep(i < 50 ? 0 : 5);
 		}

@@ -18,9 +18,13 @@ export interface AgentSocketOptions {
 	headers?: Record<string, string>;
 }
 
-export type UpgradeAnswer =
-	| { status: 101; headers: Headers; socket: AgentSocket }
-	| { status: number; headers: Headers; body: string };
+/** The upgrade's answer: 101 with the socket, or a refusal's status, headers and body. */
+export interface UpgradeAnswer {
+	status: number;
+	headers: Headers;
+	body: string;
+	socket?: AgentSocket;
+}
 
 export interface Closed {
 	code: number;
@@ -68,6 +72,8 @@ export class AgentSocket {
 	readonly received: ServerMessage[] = [];
 	/** Pings received; answered with a pong while autoPong is on. */
 	pings = 0;
+	/** Pongs received (the server answers a client's ping itself). */
+	pongs = 0;
 	autoPong = true;
 	/** The features attached granted (for parsing what follows). */
 	features: Feature[] = [];
@@ -230,7 +236,7 @@ export class AgentSocket {
 		if (status === 101) {
 			this.#buffer = this.#buffer.subarray(end + 4);
 			this.#upgraded = true;
-			this.#answer({ status, headers, socket: this });
+			this.#answer({ status, headers, body: "", socket: this });
 			return;
 		}
 		const length = Number(headers.get("content-length") ?? 0);
@@ -270,7 +276,10 @@ export class AgentSocket {
 			if (this.autoPong) this.sendFrame(OPCODES.pong, payload);
 			return;
 		}
-		if (opcode === OPCODES.pong) return;
+		if (opcode === OPCODES.pong) {
+			this.pongs++;
+			return;
+		}
 		if (opcode === OPCODES.close) {
 			const code = payload.length >= 2 ? payload.readUInt16BE(0) : 1005;
 			this.#setClosed({ code, reason: payload.subarray(2).toString("utf8") });

@@ -20,7 +20,7 @@ export const openDecisions: HostToolDefinition<Record<string, never>> = {
 	},
 	async run(_args, ctx) {
 		const [doc, open] = await Promise.all([
-			ctx.domain.documents.get(ctx.documentId),
+			ctx.domain.documents.read(ctx.documentId),
 			ctx.domain.decisions.list(ctx.documentId),
 		]);
 		return {

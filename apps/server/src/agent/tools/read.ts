@@ -1,7 +1,7 @@
 // read_plan and read_child: the paged text view of the attached document, or of another document of the same
 // repository (a "child" is any other document of that repository: documents have no parent link yet).
 import { z } from "zod";
-import type { DocumentView } from "../../documents/document-view";
+import type { DocumentSummary } from "../../documents/document-view";
 import { type ReadArgs, readArgsSchema, renderReadView } from "../../documents/read-view";
 import { documentUrl } from "../document-ref";
 import { type HostToolContext, type HostToolDefinition, ToolInputError, zodIssue } from "./registry";
@@ -12,7 +12,7 @@ function parseWith<S extends z.ZodType>(schema: S, input: unknown): z.output<S> 
 	return parsed.data;
 }
 
-const readDocument = (doc: DocumentView, publicUrl: string) => ({
+const readDocument = (doc: DocumentSummary & { source: string }, publicUrl: string) => ({
 	id: doc.id,
 	title: doc.title,
 	url: documentUrl(publicUrl, doc.id),
@@ -29,7 +29,7 @@ export const readPlan: HostToolDefinition<ReadArgs> = {
 	writes: false,
 	parse: (input) => parseWith(readArgsSchema, input),
 	async run(args, ctx: HostToolContext) {
-		const doc = await ctx.domain.documents.get(ctx.documentId);
+		const doc = await ctx.domain.documents.read(ctx.documentId);
 		return renderReadView(readDocument(doc, ctx.publicUrl), args, { tool: "read_plan" });
 	},
 };
@@ -53,7 +53,7 @@ export const readChild: HostToolDefinition<ReadChildArgs> = {
 				`No other document ${JSON.stringify(document.slice(0, 128))} exists in ${ctx.repository}; read this document with read_plan.`,
 			);
 		}
-		const doc = await ctx.domain.documents.get(summary.id);
+		const doc = await ctx.domain.documents.read(summary.id);
 		return renderReadView(readDocument(doc, ctx.publicUrl), args, {
 			tool: "read_child",
 			fixedArgs: { document: summary.id },
