@@ -16,6 +16,9 @@ export class ChatReplySink implements TurnSink {
 	#lastTextId: string | undefined;
 	#lastChar = "";
 	#ended = false;
+	/** Text received and not yet appended (see text()). */
+	#pending = "";
+	#scheduled = false;
 	/** Settles once the reply's end is stored. */
 	finished: Promise<unknown> = Promise.resolve();
 
@@ -32,11 +35,26 @@ export class ChatReplySink implements TurnSink {
 		this.#lastTextId = partId;
 		const text = gap ? `\n\n${delta}` : delta;
 		this.#lastChar = text.at(-1) ?? this.#lastChar;
+		// Deltas read from the socket in one go are appended together, once the read is over: one live
+		// event and one store write for the batch instead of one each, however fast the client streams.
+		this.#pending += text;
+		if (!this.#scheduled) {
+			this.#scheduled = true;
+			setImmediate(() => this.#flushText());
+		}
+	}
+
+	#flushText(): void {
+		this.#scheduled = false;
+		const text = this.#pending;
+		this.#pending = "";
+		if (text === "") return;
 		this.replies.appendDelta(this.replyId, text).catch((error: unknown) => this.#failed("delta", error));
 	}
 
 	toolStarted(call: { toolCallId: string; name: string; input: string }): void {
 		if (this.#ended) return;
+		this.#flushText();
 		this.replies.startTool(this.replyId, call).catch((error: unknown) => this.#failed("tool row", error));
 	}
 
@@ -48,6 +66,7 @@ export class ChatReplySink implements TurnSink {
 		preliminary?: boolean;
 	}): void {
 		if (this.#ended) return;
+		this.#flushText();
 		this.replies
 			.finishTool(this.replyId, result)
 			.catch((error: unknown) => this.#failed("tool result", error));
@@ -55,6 +74,7 @@ export class ChatReplySink implements TurnSink {
 
 	ended(outcome: TurnOutcome): void {
 		if (this.#ended) return;
+		this.#flushText();
 		this.#ended = true;
 		const finish =
 			outcome.status === "finished"

@@ -88,6 +88,8 @@ export class AgentSocket {
 	#closedWith!: (closed: Closed) => void;
 	#closeInfo: Closed | undefined;
 	#fragments: Buffer[] = [];
+	/** Bytes the kernel did not take yet, written on drain. */
+	#unsent: Buffer[] = [];
 
 	constructor() {
 		this.closed = new Promise((resolve) => {
@@ -108,14 +110,34 @@ export class AgentSocket {
 			port,
 			socket: {
 				data: (_socket, data) => this.#data(Buffer.from(data)),
+				drain: () => this.#flush(),
 				close: () => this.#socketClosed(),
 				error: (_socket, error) => this.#fail?.(error),
 			},
 		});
 	}
 
+	/** Writes bytes in order; what the kernel does not take now is written when the socket drains. */
 	write(bytes: Uint8Array): void {
-		this.#tcp?.write(bytes);
+		this.#unsent.push(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+		if (this.#unsent.length === 1) this.#flush();
+	}
+
+	/** Bytes written but not yet taken by the kernel. */
+	get unsentBytes(): number {
+		return this.#unsent.reduce((n, b) => n + b.length, 0);
+	}
+
+	#flush(): void {
+		while (this.#unsent.length && this.#tcp) {
+			const chunk = this.#unsent[0]!;
+			const written = this.#tcp.write(chunk);
+			if (written >= chunk.length) this.#unsent.shift();
+			else {
+				if (written > 0) this.#unsent[0] = chunk.subarray(written);
+				return;
+			}
+		}
 	}
 
 	/** Sends a message as one text frame (JSON unless a string is given). */
