@@ -36,6 +36,12 @@ export async function runJob(planner: AttachedPlanner, input: JobInput): Promise
 		if (error instanceof StartFailed) return { status: "failed", message: error.message };
 		throw error;
 	}
+	// Checked again before the turn, as before every start and every turn.
+	const again = await planner.guard();
+	if (!again.ok) {
+		planner.sessions.destroy(session);
+		return { status: "failed", message: again.message };
+	}
 	const sink = new CollectingSink();
 	const outcome: TurnOutcome = await planner.runTurn(session, input, sink).done;
 	planner.sessions.destroy(session);

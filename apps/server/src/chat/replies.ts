@@ -17,7 +17,7 @@ export const MAX_ERROR_CHARS = 4000;
 
 /**
  * A streaming reply's text is written at most every 100 real milliseconds, and less often as the
- * body grows (1 ms per 1,000 characters). Bun's SQLite writes complete within the same tick, so
+ * body grows (1 ms per 250 characters). Bun's SQLite writes complete within the same tick, so
  * "deltas that arrive during a write join the next one" alone batches nothing, and each `body || ?`
  * rewrites the whole body: a fast stream would cost one full-row write per delta, and a long one
  * would stall the event loop on every write. Readers see the streamed text from memory meanwhile
@@ -25,7 +25,7 @@ export const MAX_ERROR_CHARS = 4000;
  * so it does not use the injected clock.
  */
 export const BODY_WRITE_EVERY_MS = 100;
-const BODY_CHARS_PER_MS = 1000;
+const BODY_CHARS_PER_MS = 250;
 
 /** What this process holds of a reply it streams. */
 interface Stream {
