@@ -47,8 +47,13 @@ const ownTool = {
 };
 
 describe("text", () => {
-	test("text deltas reach the live hub as they arrive and make the reply; separate text blocks are paragraphs", async () => {
-		const { socket, part, end, reply, events } = await inTurn();
+	test("text deltas reach the live hub as they are read and make the reply; separate text blocks are paragraphs", async () => {
+		const { f, socket, part, end, reply, events } = await inTurn();
+		const deltas = () =>
+			events
+				.filter((e): e is Extract<LiveEvent, { type: "message.delta" }> => e.type === "message.delta")
+				.map((d) => [d.offset, d.delta]);
+		// Parts read from the socket in one go reach the hub as one delta.
 		socket.sendBatch([
 			part({ type: "stream-start", modelId: "m" }),
 			part({ type: "text-start", id: "t1" }),
@@ -59,6 +64,13 @@ describe("text", () => {
 			part({ type: "reasoning-delta", id: "r1", delta: "thinking" }),
 			part({ type: "reasoning-end", id: "r1" }),
 			part({ type: "text-delta", id: "t2", delta: "Second." }),
+		]);
+		await f.until(() => deltas().length === 1, "the first delta");
+		expect(deltas()).toEqual([[0, "Hello, world.\n\nSecond."]]);
+		socket.send(part({ type: "text-delta", id: "t2", delta: " Third." }));
+		await f.until(() => deltas().length === 2, "the second delta");
+		expect(deltas()[1]).toEqual([22, " Third."]);
+		socket.sendBatch([
 			part({
 				type: "finish-step",
 				finishReason: { unified: "stop" },
@@ -71,16 +83,7 @@ describe("text", () => {
 			}),
 			end(),
 		]);
-		const message = await reply();
-		expect(message).toMatchObject({ status: "done", body: "Hello, world.\n\nSecond." });
-		const deltas = events.filter(
-			(e): e is Extract<LiveEvent, { type: "message.delta" }> => e.type === "message.delta",
-		);
-		expect(deltas.map((d) => [d.offset, d.delta])).toEqual([
-			[0, "Hello"],
-			[5, ", world."],
-			[13, "\n\nSecond."],
-		]);
+		expect(await reply()).toMatchObject({ status: "done", body: "Hello, world.\n\nSecond. Third." });
 		expect(events.findLast((e) => e.type === "message.updated")).toMatchObject({
 			message: { status: "done" },
 		});

@@ -27,10 +27,17 @@ describe("the route exists only with AGENT on and HARNESS=remote", () => {
 	}
 });
 
-for (const mode of ["local", "github"] as const) {
-	describe(`upgrade refusals (${mode})`, () => {
+const matrix = [
+	["local", "sqlite"],
+	["github", "sqlite"],
+	["local", "postgres"],
+	["github", "postgres"],
+] as const;
+
+for (const [mode, store] of matrix) {
+	describe(`upgrade refusals (${mode}, ${store})`, () => {
 		test("426 with the subprotocols the server speaks when chopin.agent.v1 is not offered", async () => {
-			f = await AgentFixture.start({ mode });
+			f = await AgentFixture.start({ mode, store });
 			for (const protocols of [null, "chopin.agent.v2", "chopin.agent.v1x, other"]) {
 				const answer = await f.open({ login: f.cast.admin, protocols });
 				expect(answer.status).toBe(426);
@@ -39,7 +46,7 @@ for (const mode of ["local", "github"] as const) {
 		});
 
 		test("101 answering exactly chopin.agent.v1, also when it is offered after others", async () => {
-			f = await AgentFixture.start({ mode });
+			f = await AgentFixture.start({ mode, store });
 			for (const protocols of [
 				"chopin.agent.v1",
 				"chopin.agent.v2, chopin.agent.v1",
@@ -52,7 +59,7 @@ for (const mode of ["local", "github"] as const) {
 		});
 
 		test("403 for a foreign Origin; no Origin or the server's own passes", async () => {
-			f = await AgentFixture.start({ mode });
+			f = await AgentFixture.start({ mode, store });
 			const foreign = await f.open({ login: f.cast.admin, origin: "https://evil.example" });
 			expect(foreign.status).toBe(403);
 			expect(body(foreign).code).toBe("origin-forbidden");
@@ -61,7 +68,7 @@ for (const mode of ["local", "github"] as const) {
 		});
 
 		test("401 for a missing, malformed or rejected bearer, and an unknown Planner credential", async () => {
-			f = await AgentFixture.start({ mode });
+			f = await AgentFixture.start({ mode, store });
 			expect((await f.open({ token: null })).status).toBe(401);
 			expect((await f.open({ headers: { Authorization: "Basic YWxpY2U6cHc=" } })).status).toBe(401);
 			expect((await f.open({ token: "not-a-real-token-0123456789" })).status).toBe(401);
@@ -71,14 +78,14 @@ for (const mode of ["local", "github"] as const) {
 		});
 
 		test("403 when the account fails instance admission", async () => {
-			f = await AgentFixture.start({ mode, env: { ADMIT: "somebody-else" } });
+			f = await AgentFixture.start({ mode, store, env: { ADMIT: "somebody-else" } });
 			const answer = await f.open({ login: f.cast.admin });
 			expect(answer.status).toBe(403);
 			expect(body(answer).code).toBe("not-admitted");
 		});
 
 		test("the checks run in the spec's order: 426, then 403 Origin, then 401, then 403 admission", async () => {
-			f = await AgentFixture.start({ mode, env: { ADMIT: "somebody-else" } });
+			f = await AgentFixture.start({ mode, store, env: { ADMIT: "somebody-else" } });
 			const origin = "https://evil.example";
 			expect((await f.open({ protocols: null, origin, token: null })).status).toBe(426);
 			expect((await f.open({ origin, token: null })).status).toBe(403);
@@ -87,7 +94,7 @@ for (const mode of ["local", "github"] as const) {
 		});
 
 		test("500 for any other failure checking the bearer or admission", async () => {
-			f = await AgentFixture.start({ mode });
+			f = await AgentFixture.start({ mode, store });
 			f.ctx.planner.resolvers.add({
 				name: "broken",
 				resolve: async (token) => {
