@@ -7,6 +7,7 @@ import { Controls } from "./control";
 import { type AgentDeps, RECHECK_EVERY_MS } from "./deps";
 import type { AgentLink } from "./link";
 import { Questions } from "./questions";
+import { RememberedIds } from "./request-ids";
 import { RunReports } from "./runs";
 import { type PlannerSession, type SessionMode, SessionTable } from "./sessions";
 import type { HostToolContext } from "./tools/registry";
@@ -37,6 +38,8 @@ export class AttachedPlanner {
 	/** Sessions being prepared for a turn, which must not be ended as idle meanwhile. */
 	readonly #claimed = new Set<PlannerSession>();
 	readonly #work = new Set<Promise<unknown>>();
+	/** Turns the client ended with turn-end, the last 1,024: a second turn-end for one is a protocol violation. */
+	readonly #clientEnded = new RememberedIds();
 	#recheck: Timer | undefined;
 	#closed = false;
 	#rechecking = false;
@@ -158,9 +161,20 @@ export class AttachedPlanner {
 			case "part":
 				this.#turn(message.session, message.turn)?.part(message);
 				break;
-			case "turn-end":
-				this.#turn(message.session, message.turn, true)?.clientEnd(message);
+			case "turn-end": {
+				const key = `${message.session}\u0000${message.turn}`;
+				const turn = this.#turn(message.session, message.turn, true);
+				if (!this.#clientEnded.receive(key)) {
+					this.link.fail(
+						"protocol",
+						`The turn ${message.turn} already ended with turn-end: every turn has exactly one.`,
+					);
+					return;
+				}
+				this.#clientEnded.settle(key);
+				turn?.clientEnd(message);
 				break;
+			}
 			case "host-tool-call": {
 				const session = this.sessions.get(message.session);
 				const turn = session?.turns.get(message.turn);

@@ -108,6 +108,8 @@ export class SessionTable {
 			starting.reject(new StartFailed(wording.turnClosed()));
 		}
 		session.state = "ended";
+		// Forgotten once ended: a message naming it is for a session that has ended, as for any unknown one.
+		this.#sessions.delete(session.id);
 		if (notify) this.host.send({ type: "destroy", session: session.id });
 		this.host.sessionEnded(session, notify);
 	}
@@ -124,6 +126,7 @@ export class SessionTable {
 		starting.timer.cancel();
 		// A session refused or not answered in time gets destroy (spec: start).
 		starting.session.state = "ended";
+		this.#sessions.delete(id);
 		this.host.send({ type: "destroy", session: id });
 		this.host.sessionEnded(starting.session, true);
 		starting.reject(error);
