@@ -10,7 +10,9 @@ import { type AgentSocketData, agentEndpointEnabled, handleAgentUpgrade } from "
 
 export function registerAgentRoutes(router: Router, ctx: AppContext): void {
 	if (agentEndpointEnabled(ctx)) {
-		ctx.sockets.register<AgentSocketData>("agent", ctx.planner.socketHandlers());
+		// A route test may build a second router on one context: the socket kind is the context's, once.
+		if (!ctx.sockets.has("agent"))
+			ctx.sockets.register<AgentSocketData>("agent", ctx.planner.socketHandlers());
 		// Bun's settings are server-wide: its own idle timeout and pings are off, since the agent
 		// connection runs its own (spec: Pings); other socket kinds must run theirs too. A frame over
 		// 2 MiB is closed by Bun with 1009 before any handler sees it.
