@@ -104,7 +104,8 @@ export class Questions {
 		const requestId = settlement.requestId;
 		if (!requestId) return false;
 		const entry = this.#open.get(requestId);
-		if (!entry || (entry.decisionId && entry.decisionId !== settlement.decision.id)) return false;
+		// The Decision of this link's request (another link may reuse a request id for its own).
+		if (!entry || entry.decisionId !== settlement.decision.id) return false;
 		const root = entry.request.rootRunId ?? entry.request.workflowRunId;
 		if (settlement.result.status === "answered" && root && this.host.rootPaused(entry.session, root)) {
 			entry.held = settlement.result;
