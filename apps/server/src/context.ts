@@ -1,6 +1,6 @@
 // The one injected context: config, clock, store, logger, secret key, sockets. Built once at start; tests override its edges.
 import { type Clock, systemClock } from "@chopin/agent-link/clock";
-import { type PlannerService, UnattachedPlannerService } from "./agent/planner-service";
+import { createPlannerService, type PlannerService } from "./agent/planner-service";
 import { createIdentity, type Identity } from "./auth/identity";
 import { Sessions } from "./auth/sessions";
 import type { Config } from "./config";
@@ -38,7 +38,7 @@ export interface AppContext {
 	readonly domain: Domain;
 	/** Paired machines: pairing, credentials, the control channel, machine choice (machines/service.ts). */
 	readonly machines: Machines;
-	/** The document's Planner for Chat's @chopin messages and the pages' status (agent/planner-service.ts). */
+	/** The agent endpoint: attached Planners, @chopin messages (handleMessage), Reset/Stop/Resume (agent/planner-service.ts). */
 	readonly planner: PlannerService;
 	/**
 	 * Runs fn when the server stops, before remaining sockets are closed and before the store
@@ -122,7 +122,16 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 		sessions,
 		domain,
 		machines,
-		planner: new UnattachedPlannerService(),
+		planner: createPlannerService({
+			get config() {
+				return context.config;
+			},
+			clock,
+			log,
+			identity,
+			sessions,
+			domain,
+		}),
 		onStop: (fn) => {
 			stopHooks.push(fn);
 		},

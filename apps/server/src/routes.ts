@@ -1,5 +1,6 @@
 // Every route of the server, one register call per domain: add yours here.
 import { registerPlannerStatusRoute } from "./agent/planner-status-route";
+import { registerAgentRoutes } from "./agent/routes";
 import { registerAuthRoutes } from "./auth/routes";
 import { registerChatRoutes } from "./chat/routes";
 import type { AppContext } from "./context";
@@ -27,4 +28,5 @@ export function registerRoutes(router: Router, ctx: AppContext): void {
 	registerLiveSocket(router, ctx);
 	registerPageRoutes(router, ctx);
 	registerInstallRoutes(router, ctx);
+	registerAgentRoutes(router, ctx);
 }

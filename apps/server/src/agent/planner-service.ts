@@ -1,59 +1,87 @@
-// The hook Chat calls for an @chopin message, and the Planner's status for pages. This default has no
-// attached Planner: every message is refused with the spec's wording. The agent endpoint replaces it.
+// ctx.planner: what the rest of the server calls about a document's Planner. The Chat API calls handleMessage
+// for a person's message; the machines domain adds a bearer resolver and closes a revoked machine's links;
+// pages read status(). The implementation is planner.ts.
 import type { MessageView } from "../chat/message-view";
-import type { PlannerStatusEvent } from "../live/events";
+import type { SocketHandlers } from "../http/sockets";
+import type { PLANNER_STATES } from "../live/events";
+import type { ControlAction } from "./control";
+import type { AgentDeps } from "./deps";
+import type { JobInput, JobResult } from "./jobs";
+import { Planner } from "./planner";
+import type { BearerResolvers } from "./principal";
+import type { AgentSocketData } from "./upgrade";
 
-/** An @chopin message a person sent in a document's Chat. */
-export interface PlannerMessage {
-	readonly documentId: string;
-	/** owner/name of the document's repository. */
-	readonly repository: string;
-	/** The document's URL on PUBLIC_URL, e.g. https://chopin.example/d/<id>. */
-	readonly documentUrl: string;
-	readonly author: string;
-	readonly body: string;
+type PlannerState = (typeof PLANNER_STATES)[number];
+
+export type PlannerMessageResult =
+	/** Posted; `turn` says whether it became a turn of the attached Planner (it mentions @chopin). */
+	| { status: "sent"; message: MessageView; turn: boolean }
+	/** Not posted: nothing is kept for later. `message` is the sentence to show the person. */
+	| { status: "refused"; code: "planner-not-attached" | "planner-busy"; message: string };
+
+export interface PlannerStatus {
+	state: PlannerState;
+	login?: string;
+	/** When a grace period ends (ms since the epoch). */
+	until?: number;
+}
+
+export interface LinkStats {
+	id: string;
+	login: string;
+	documentId?: string;
+	state: string;
+	framesReceived: number;
+	bufferedAmount: number;
+}
+
+/** Which links an explicit end applies to (the machines domain revokes a machine's, say). */
+export interface LinkFilter {
+	documentId?: string;
+	login?: string;
+	machineId?: string;
 }
 
 /**
- * What became of the message. Accepted: it was stored (through `post`) and the Planner has it.
- * Refused: nothing was stored or kept for later; the sender is shown `message`.
+ * What the rest of the server calls. The Chat API calls handleMessage for a person's message; the
+ * machines domain adds a resolver for chopin_p_ credentials and calls closeLinks when a machine is
+ * revoked; pages read status().
  */
-export type PlannerReply =
-	| { readonly accepted: true; readonly message: MessageView }
-	| { readonly accepted: false; readonly code: string; readonly message: string };
-
-/** Whether the document has a Planner, as pages show it (the planner.status event without its type). */
-export type PlannerStatus = Omit<PlannerStatusEvent, "type" | "documentId">;
-
 export interface PlannerService {
+	/** Bearer resolvers of /api/v1/agent; add one for another kind of credential. */
+	readonly resolvers: BearerResolvers;
 	/**
-	 * Hands an @chopin message to the document's Planner. `post` stores the message in Chat and
-	 * publishes it; call it only once the Planner takes the message, so a refused one leaves no trace.
+	 * A person's Chat message. Without an @chopin mention it is simply posted. With one it becomes a
+	 * turn of the attached Planner, or is refused and not posted: planner-not-attached (no Planner,
+	 * or one in its grace period) or planner-busy (it is working on a turn). Throws the Chat
+	 * service's errors (ChatError: empty, too long, archived, ...) for a message it cannot take.
 	 */
-	handleMessage(message: PlannerMessage, post: () => Promise<MessageView>): Promise<PlannerReply>;
-	/** The document's Planner as its page shows it. */
+	handleMessage(input: { documentId: string; author: string; body: string }): Promise<PlannerMessageResult>;
+	/** The document's Planner as pages show it; also published as planner.status live events. */
 	status(documentId: string): PlannerStatus;
+	/** A repository writer's Reset: the attached link is refused access-revoked (4403), a grace period ends. */
+	reset(documentId: string): boolean;
+	/** Stop or Resume Planner; null when no Planner is attached. Stop also aborts the running turn. */
+	control(documentId: string, action: ControlAction, by: string): { sent: number } | null;
+	/** A background job's turn in an isolated session of the attached Planner. */
+	runJob(documentId: string, input: JobInput): Promise<JobResult>;
+	/** Ends matching attachments at once (no grace): refused with code and message, then closed. */
+	closeLinks(
+		filter: LinkFilter,
+		refusal: { code: "access-revoked" | "sign-in-required"; message: string },
+	): number;
+	/** Resolves once the rechecks, withdrawals and teardowns under way have finished (tests). */
+	settled(): Promise<void>;
+	/** How many agent sockets are open (metrics, benchmarks). */
+	connections(): number;
+	/** Each open link: who, which document once attached, frames read, bytes queued for it. */
+	linkStats(): LinkStats[];
+	/** The handlers of the "agent" socket kind. */
+	socketHandlers(): SocketHandlers<AgentSocketData>;
+	/** The server is stopping: every link closes with 1012 and what it held is withdrawn. */
+	stop(): Promise<void>;
 }
 
-/** The spec's refusal when no client is attached and no machine is starting one. */
-export function notAttachedMessage(documentUrl: string, repository: string): string {
-	return (
-		"Connect a machine to get a reply. Connect an agent client to " +
-		`${documentUrl} over the agent connection from a session in a checkout of ${repository}.`
-	);
-}
-
-/** No agent endpoint: no document ever has an attached Planner. */
-export class UnattachedPlannerService implements PlannerService {
-	async handleMessage(message: PlannerMessage): Promise<PlannerReply> {
-		return {
-			accepted: false,
-			code: "planner-not-attached",
-			message: notAttachedMessage(message.documentUrl, message.repository),
-		};
-	}
-
-	status(): PlannerStatus {
-		return { state: "unattached" };
-	}
+export function createPlannerService(deps: AgentDeps): PlannerService {
+	return new Planner(deps);
 }

@@ -15,6 +15,18 @@ import { shownToolInput, shownToolResult } from "./work-details";
 /** A failure line is one note: at most 4000 characters, masked. */
 export const MAX_ERROR_CHARS = 4000;
 
+/**
+ * A streaming reply's text is written at most every 100 real milliseconds, and less often as the
+ * body grows (1 ms per 250 characters). Bun's SQLite writes complete within the same tick, so
+ * "deltas that arrive during a write join the next one" alone batches nothing, and each `body || ?`
+ * rewrites the whole body: a fast stream would cost one full-row write per delta, and a long one
+ * would stall the event loop on every write. Readers see the streamed text from memory meanwhile
+ * (liveBody), and finish writes what is left at once. This paces writes; it is not business time,
+ * so it does not use the injected clock.
+ */
+export const BODY_WRITE_EVERY_MS = 100;
+const BODY_CHARS_PER_MS = 250;
+
 /** What this process holds of a reply it streams. */
 interface Stream {
 	documentId: string;
@@ -26,6 +38,10 @@ interface Stream {
 	flush?: Promise<void>;
 	/** Set once finish is called: no more deltas. */
 	closed: boolean;
+	/** When the body was last written (performance.now()). */
+	lastWrite: number;
+	/** Ends the wait before a paced write at once (finish does not wait for it). */
+	wake?: () => void;
 }
 
 export type ReplyOutcome = { status: "done" } | { status: "failed"; error: string };
@@ -65,7 +81,7 @@ export class ReplyService {
 			replyTo: options.replyTo ?? null,
 			now: this.deps.clock.now(),
 		});
-		this.#streams.set(row.id, { documentId, body: "", pending: "", closed: false });
+		this.#streams.set(row.id, { documentId, body: "", pending: "", closed: false, lastWrite: 0 });
 		const [view] = await messageViews(this.deps.store, [row]);
 		this.deps.hub.publish(documentId, { type: "message.created", documentId, message: view! });
 		return view!;
@@ -103,12 +119,14 @@ export class ReplyService {
 			delta,
 		});
 		stream.flush ??= this.#serial(messageId, async () => {
+			await paced(stream);
 			stream.flush = undefined;
 			const text = stream.pending;
 			stream.pending = "";
 			const { store } = this.deps;
 			await store.sql`UPDATE chat_messages SET body = body || ${text}, updated_at = ${this.deps.clock.now()}
 				WHERE id = ${messageId}`;
+			stream.lastWrite = performance.now();
 		});
 		return stream.flush;
 	}
@@ -182,6 +200,7 @@ export class ReplyService {
 	async finish(messageId: string, outcome: ReplyOutcome): Promise<MessageView> {
 		const stream = this.#open(messageId);
 		stream.closed = true;
+		stream.wake?.();
 		return this.#serial(messageId, async () => {
 			const { clock } = this.deps;
 			const now = clock.now();
@@ -272,6 +291,25 @@ export class ReplyService {
 		});
 		return result;
 	}
+}
+
+/** Waits until the reply's body may be written again, unless it is finishing. */
+function paced(stream: Stream): Promise<void> {
+	const every = Math.max(
+		BODY_WRITE_EVERY_MS,
+		(stream.body.length - stream.pending.length) / BODY_CHARS_PER_MS,
+	);
+	const wait = stream.lastWrite + every - performance.now();
+	if (wait <= 0 || stream.closed) return Promise.resolve();
+	return new Promise((resolve) => {
+		const done = () => {
+			clearTimeout(timer);
+			stream.wake = undefined;
+			resolve();
+		};
+		const timer = setTimeout(done, wait);
+		stream.wake = done;
+	});
 }
 
 function notStreaming(messageId: string): ChatError {

@@ -2,11 +2,10 @@
 // document's Planner, which stores it only when it takes it (a refusal leaves nothing behind).
 import { z } from "zod";
 import type { AppContext } from "../context";
-import { documentAccess, documentUrl } from "../documents/access";
+import { documentAccess } from "../documents/access";
 import { HttpError } from "../http/errors";
 import { jsonResponse } from "../http/responses";
 import type { Router } from "../http/router";
-import { mentionsPlanner } from "./mentions";
 
 const postSchema = z.strictObject({ body: z.string() });
 
@@ -43,19 +42,9 @@ export function registerChatRoutes(router: Router, ctx: AppContext): void {
 	router.post("/api/documents/:id/messages", async (c) => {
 		const { user, document } = await documentAccess(ctx, c.req, c.params.id!, "read");
 		const { body } = await c.json(postSchema);
-		const post = async () => (await chat.post(document.id, { author: user.login, body })).message;
-		if (!mentionsPlanner(body)) return jsonResponse({ message: await post() }, { status: 201 });
-		const reply = await ctx.planner.handleMessage(
-			{
-				documentId: document.id,
-				repository: document.repository,
-				documentUrl: documentUrl(ctx, document.id),
-				author: user.login,
-				body,
-			},
-			post,
-		);
-		if (reply.accepted) return jsonResponse({ message: reply.message }, { status: 201 });
+		// handleMessage posts a message without a mention itself; one with @chopin only when the Planner takes it.
+		const reply = await ctx.planner.handleMessage({ documentId: document.id, author: user.login, body });
+		if (reply.status === "sent") return jsonResponse({ message: reply.message }, { status: 201 });
 		// Shown to the sender only: nothing was stored, and nothing is kept for a Planner that attaches later.
 		throw new HttpError(409, reply.code, reply.message);
 	});

@@ -128,6 +128,17 @@ export class DocumentService {
 		return toView(row);
 	}
 
+	/**
+	 * The document with its source but without blocks, for readers that split it themselves (the
+	 * read view keeps the last source's lines and blocks): splitting a large source costs more than
+	 * reading it. A deleted one is not found.
+	 */
+	async read(id: string): Promise<DocumentSummary & { source: string }> {
+		const row = await this.#row(this.deps.store, id);
+		if (!row || row.deleted) throw notFound(id);
+		return { ...toSummary(row), source: row.source };
+	}
+
 	/** The summary (no source) of a document, or undefined when there is none or it was deleted. */
 	async find(id: string): Promise<DocumentSummary | undefined> {
 		const row = await this.deps.store.one(

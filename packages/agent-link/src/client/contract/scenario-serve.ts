@@ -120,7 +120,7 @@ export const serveScenario: Scenario = async ({ client, target, WebSocket, param
 		log.push(entry);
 		let program: Step[];
 		try {
-			program = JSON.parse(turn.prompt);
+			program = JSON.parse(programText(turn.prompt));
 		} catch {
 			program = [{ text: `echo: ${turn.prompt}` }];
 		}
@@ -183,6 +183,16 @@ export const serveScenario: Scenario = async ({ client, target, WebSocket, param
 		return { error: summary(error), log };
 	}
 };
+
+/**
+ * The program in a prompt: the prompt itself, or, for a real Chopin server's Chat turn
+ * (`@ana: @chopin [steps]`), what follows the handles, from the first "[".
+ */
+function programText(prompt: string): string {
+	if (!prompt.startsWith("@")) return prompt;
+	const start = prompt.indexOf("[");
+	return start === -1 ? prompt : prompt.slice(start);
+}
 
 /** Waits for what a step started, then names the step. */
 async function done(work: unknown, label: string): Promise<Json> {

@@ -1,0 +1,72 @@
+// The checks a Planner owner passes again before every start, every turn, every host tool call and every
+// 5 minutes: the acting authorization is still there, admitted, and has push or administration access.
+import type { Clock } from "@chopin/agent-link/clock";
+import { type Authorization, permits } from "../auth/authorization";
+import { isIdentityError } from "../auth/errors";
+import type { Identity } from "../auth/identity";
+import type { Sessions } from "../auth/sessions";
+import type { Logger } from "../log";
+import type { AgentPrincipal } from "./principal";
+import { wording } from "./wording";
+
+export interface AccessDeps {
+	identity: Identity;
+	sessions: Sessions;
+	clock: Clock;
+	log: Logger;
+	publicUrl(): string;
+}
+
+/** What the checks rest on: who attached, the browser sign-in found then (accounts), and the repository. */
+export interface OwnerRef {
+	principal: AgentPrincipal;
+	signInSessionId?: string;
+	repository: string;
+}
+
+export type AccessVerdict =
+	| { ok: true; authorization: Authorization }
+	/** Lost for good: the link is refused with code and closed. */
+	| { ok: false; code: "sign-in-required" | "access-revoked"; message: string }
+	/** GitHub could not answer: a periodic check leaves the link open; the request that asked fails. */
+	| { ok: false; code: "unavailable"; message: string };
+
+/** The authorization repository tools act with: the machine's own, or the owner's live browser sign-in. */
+export function actingAuthorization(deps: AccessDeps, owner: OwnerRef): Authorization | null {
+	if (owner.principal.kind === "machine") return owner.principal.authorization;
+	if (!owner.signInSessionId) return null;
+	const live = deps.sessions.live(owner.signInSessionId);
+	if (!live || live.expiresAt <= deps.clock.now()) return null;
+	return live.authorization;
+}
+
+export async function checkAccess(deps: AccessDeps, owner: OwnerRef): Promise<AccessVerdict> {
+	const { principal } = owner;
+	const signInEnded = () =>
+		({
+			ok: false,
+			code: "sign-in-required",
+			message: wording.signInEnded(principal.login, deps.publicUrl()),
+		}) as const;
+	const authorization = actingAuthorization(deps, owner);
+	if (!authorization) return signInEnded();
+	try {
+		const admitted = await deps.identity.admitted(authorization);
+		const permission = admitted ? await deps.identity.permission(authorization, owner.repository) : "none";
+		if (admitted && permits(permission, "write")) return { ok: true, authorization };
+		return {
+			ok: false,
+			code: "access-revoked",
+			message: wording.accessLost(principal.login, owner.repository),
+		};
+	} catch (error) {
+		if (isIdentityError(error, "authorization-expired") || isIdentityError(error, "unauthorized")) {
+			// The sign-in's GitHub authorization died (its session ends too); a machine's is revoked.
+			return principal.kind === "account"
+				? signInEnded()
+				: { ok: false, code: "access-revoked", message: wording.released(principal.login) };
+		}
+		if (!isIdentityError(error, "unavailable")) deps.log.error("planner access check failed", { error });
+		return { ok: false, code: "unavailable", message: wording.githubUnavailable() };
+	}
+}

@@ -1,0 +1,207 @@
+// Spec "Without an attached Planner" and hosted-agent's Chat: an @chopin message becomes a turn whose reply
+// streams live into Chat; with no Planner, in its grace period, or while it works, the message is refused with
+// the spec's words and nothing is kept; a turn interrupted by a drop is never replayed.
+import { afterEach, describe, expect, test } from "bun:test";
+import type { LiveEvent } from "../live/events";
+import { AgentFixture } from "../testing/agent-fixture";
+
+let f: AgentFixture | undefined;
+afterEach(async () => {
+	await f?.close();
+	f = undefined;
+});
+
+async function start(mode: "local" | "github" = "local") {
+	f = await AgentFixture.start({ mode });
+	const doc = await f.createDocument();
+	await f.signIn(f.cast.admin);
+	return { f, documentId: doc.id };
+}
+
+describe("@chopin messages", () => {
+	test("a message that mentions @chopin outside code becomes a turn; the reply streams live into Chat", async () => {
+		const { f, documentId } = await start();
+		const { socket } = await f.attach("alice", documentId);
+		const events = f.events(documentId);
+		const result = await f.ctx.planner.handleMessage({
+			documentId,
+			author: "bob",
+			body: "Hey @chopin, plan the rollout.",
+		});
+		expect(result).toMatchObject({
+			status: "sent",
+			turn: true,
+			message: { authorLogin: "bob", body: "Hey @chopin, plan the rollout." },
+		});
+		expect(f.ctx.planner.status(documentId)).toEqual({ state: "working", login: "alice" });
+		const begun = await socket.expect("start");
+		socket.send({ type: "started", session: begun.session });
+		const turn = await socket.expect("turn");
+		const part = (delta: string) => ({
+			type: "part",
+			session: turn.session,
+			turn: turn.turn,
+			part: { type: "text-delta", id: "t", delta },
+		});
+		socket.send(part("Step one"));
+		await f.until(() => events.some((e) => e.type === "message.delta"), "the first delta");
+		socket.send(part(", step two."));
+		socket.send({ type: "turn-end", session: turn.session, turn: turn.turn, status: "finished" });
+		await f.until(
+			() => events.some((e) => e.type === "message.updated" && e.message.status === "done"),
+			"the end",
+		);
+		const types = events.map((e) => (e.type === "message.created" ? `created:${e.message.role}` : e.type));
+		expect(types.filter((t) => t !== "planner.status")).toEqual([
+			"created:person",
+			"created:planner",
+			"message.delta",
+			"message.delta",
+			"message.updated",
+		]);
+		const reply = events.find(
+			(e): e is Extract<LiveEvent, { type: "message.created" }> =>
+				e.type === "message.created" && e.message.role === "planner",
+		);
+		expect(reply!.message).toMatchObject({
+			status: "streaming",
+			replyTo: (result as { message: { id: string } }).message.id,
+		});
+		expect((await f.chat(documentId)).at(-1)).toMatchObject({
+			role: "planner",
+			body: "Step one, step two.",
+			status: "done",
+		});
+		await f.until(() => f.ctx.planner.status(documentId).state === "attached", "the Planner to be idle");
+	});
+
+	test("a message without a mention, or with one only in code, is posted and starts no turn", async () => {
+		const { f, documentId } = await start();
+		const { socket } = await f.attach("alice", documentId);
+		for (const body of ["Just a note.", "Run `@chopin` later.", "```\n@chopin\n```"]) {
+			expect(await f.ctx.planner.handleMessage({ documentId, author: "bob", body })).toMatchObject({
+				status: "sent",
+				turn: false,
+			});
+		}
+		await f.sync(socket);
+		expect(socket.received.map((m) => m.type)).toEqual(["attached", "host-tool-result"]);
+		expect((await f.chat(documentId)).length).toBe(3);
+	});
+
+	test("no attached Planner: refused with how to connect one, and nothing is kept", async () => {
+		const { f, documentId } = await start();
+		expect(await f.ctx.planner.handleMessage({ documentId, author: "bob", body: "@chopin hi" })).toEqual({
+			status: "refused",
+			code: "planner-not-attached",
+			message: `Connect a machine to get a reply. Connect an agent client to ${f.publicUrl}/d/${documentId} over the agent connection from a session in a checkout of acme/app.`,
+		});
+		expect(await f.chat(documentId)).toEqual([]);
+		// A Planner attaching later is sent nothing.
+		const { socket } = await f.attach("alice", documentId);
+		await f.sync(socket);
+		expect(socket.received.map((m) => m.type)).toEqual(["attached", "host-tool-result"]);
+	});
+
+	test("in the grace period: the owner's machine is offline, and nothing is kept", async () => {
+		const { f, documentId } = await start();
+		const { socket } = await f.attach("alice", documentId);
+		socket.send({ type: "detach" });
+		await socket.closed;
+		await f.until(() => f.ctx.planner.status(documentId).state === "grace");
+		expect(await f.ctx.planner.handleMessage({ documentId, author: "bob", body: "@chopin hi" })).toEqual({
+			status: "refused",
+			code: "planner-not-attached",
+			message: "@alice's machine is offline, so this message wasn't sent. Send it again when it's back.",
+		});
+		expect(await f.chat(documentId)).toEqual([]);
+	});
+
+	test("while the Planner works on a turn, another message is refused (no steer-turn) and not posted", async () => {
+		const { f, documentId } = await start();
+		const { socket } = await f.attach("alice", documentId);
+		const turn = await f.chatTurn(socket, documentId, "bob");
+		expect(
+			await f.ctx.planner.handleMessage({ documentId, author: "carol", body: "@chopin also this" }),
+		).toEqual({
+			status: "refused",
+			code: "planner-busy",
+			message: "chopin can't take messages while it works on this machine. Stop it to ask now.",
+		});
+		expect((await f.chat(documentId)).map((m) => m.body)).not.toContain("@chopin also this");
+		socket.send({ type: "turn-end", session: turn.session, turn: turn.turn, status: "finished" });
+		await f.until(() => f.ctx.planner.status(documentId).state === "attached", "the turn to end");
+		expect(
+			await f.ctx.planner.handleMessage({ documentId, author: "carol", body: "@chopin also this" }),
+		).toMatchObject({
+			status: "sent",
+		});
+	});
+
+	test("a turn interrupted by a drop fails with a line saying so, and is never replayed", async () => {
+		const { f, documentId } = await start();
+		const first = await f.attach("alice", documentId);
+		const turn = await f.chatTurn(first.socket, documentId, "bob");
+		first.socket.send({
+			type: "part",
+			session: turn.session,
+			turn: turn.turn,
+			part: { type: "text-delta", id: "t", delta: "Half" },
+		});
+		await f.sync(first.socket);
+		first.socket.terminate();
+		await f.until(() => f.ctx.planner.status(documentId).state === "grace", "the drop");
+		await f.ctx.planner.settled();
+		await f.until(async () => (await f.chat(documentId)).at(-1)?.status === "failed", "the reply to fail");
+		expect((await f.chat(documentId)).at(-1)).toMatchObject({
+			role: "planner",
+			body: "Half",
+			status: "failed",
+			error: "The agent connection closed before chopin finished this reply.",
+		});
+		const again = await f.attach("alice", documentId);
+		await f.sync(again.socket);
+		expect(again.socket.received.map((m) => m.type)).toEqual(["attached", "host-tool-result"]);
+	});
+
+	test("a message is refused as without a Planner when its browser sign-in has ended", async () => {
+		const { f, documentId } = await start();
+		const { socket } = await f.attach("alice", documentId);
+		await f.signOut("alice");
+		expect((await socket.expect("refused")).code).toBe("sign-in-required");
+		expect(
+			await f.ctx.planner.handleMessage({ documentId, author: "bob", body: "@chopin hi" }),
+		).toMatchObject({
+			status: "refused",
+			code: "planner-not-attached",
+		});
+	});
+});
+
+describe("the check before a turn (github)", () => {
+	test("push access lost: the turn fails and the link is refused access-revoked (4403)", async () => {
+		const { f, documentId } = await start("github");
+		const { socket } = await f.attach("octocat", documentId);
+		f.gh!.setPermission("score-team/score", "octocat", "read");
+		await f.clock.advance(31_000);
+		expect(
+			await f.ctx.planner.handleMessage({ documentId, author: "hubot", body: "@chopin hi" }),
+		).toMatchObject({ status: "sent" });
+		expect((await socket.expect("refused")).code).toBe("access-revoked");
+		expect((await socket.closed).code).toBe(4403);
+		await f.until(async () => (await f.chat(documentId)).at(-1)?.status === "failed", "the reply to fail");
+		expect((await f.chat(documentId)).at(-1)!.error).toContain("no longer has push or administration access");
+	});
+
+	test("GitHub unavailable: the turn fails and the link stays open", async () => {
+		const { f, documentId } = await start("github");
+		const { socket } = await f.attach("octocat", documentId);
+		await f.clock.advance(31_000);
+		f.gh!.inject({ kind: "status", status: 502, pathPrefix: "/api/v3/repos", times: 5 });
+		await f.ctx.planner.handleMessage({ documentId, author: "hubot", body: "@chopin hi" });
+		await f.until(async () => (await f.chat(documentId)).at(-1)?.status === "failed", "the reply to fail");
+		expect((await f.chat(documentId)).at(-1)!.error).toContain("GitHub is unavailable");
+		await f.sync(socket);
+		expect(f.ctx.planner.status(documentId).state).toBe("attached");
+	});
+});

@@ -1,0 +1,147 @@
+// A person's @chopin message as a turn of the attached Planner: a fresh planner session per message (kept after
+// its turn only while it holds runs or questions), the prompt `@login: text`, instructions with the bounded
+// transcript, and the reply streamed live into Chat. An interrupted turn is never replayed.
+
+import type { MessageView } from "../chat/message-view";
+import type { ReplyService } from "../chat/replies";
+import type { Logger } from "../log";
+import type { AttachedPlanner } from "./attached";
+import { plannerInstructions } from "./instructions";
+import { StartFailed } from "./sessions";
+import type { TurnOutcome, TurnSink } from "./turns";
+import { wording } from "./wording";
+
+/** Streams a turn into a Planner reply: text deltas, Work details rows, and its end. */
+export class ChatReplySink implements TurnSink {
+	#lastTextId: string | undefined;
+	#lastChar = "";
+	#ended = false;
+	/** Text received and not yet appended (see text()). */
+	#pending = "";
+	#scheduled = false;
+	/** Settles once the reply's end is stored. */
+	finished: Promise<unknown> = Promise.resolve();
+
+	constructor(
+		private readonly replies: ReplyService,
+		readonly replyId: string,
+		private readonly log: Logger,
+	) {}
+
+	text(delta: string, partId: string): void {
+		if (this.#ended || delta === "") return;
+		// Separate text blocks (a new part id, as after a tool call) read as separate paragraphs.
+		const gap = this.#lastTextId !== undefined && partId !== this.#lastTextId && this.#lastChar !== "\n";
+		this.#lastTextId = partId;
+		const text = gap ? `\n\n${delta}` : delta;
+		this.#lastChar = text.at(-1) ?? this.#lastChar;
+		// Deltas read from the socket in one go are appended together, once the read is over: one live
+		// event and one store write for the batch instead of one each, however fast the client streams.
+		this.#pending += text;
+		if (!this.#scheduled) {
+			this.#scheduled = true;
+			setImmediate(() => this.#flushText());
+		}
+	}
+
+	#flushText(): void {
+		this.#scheduled = false;
+		const text = this.#pending;
+		this.#pending = "";
+		if (text === "") return;
+		this.replies.appendDelta(this.replyId, text).catch((error: unknown) => this.#failed("delta", error));
+	}
+
+	toolStarted(call: { toolCallId: string; name: string; input: string }): void {
+		if (this.#ended) return;
+		this.#flushText();
+		this.replies.startTool(this.replyId, call).catch((error: unknown) => this.#failed("tool row", error));
+	}
+
+	toolFinished(result: {
+		toolCallId: string;
+		name: string;
+		result: unknown;
+		isError?: boolean;
+		preliminary?: boolean;
+	}): void {
+		if (this.#ended) return;
+		this.#flushText();
+		this.replies
+			.finishTool(this.replyId, result)
+			.catch((error: unknown) => this.#failed("tool result", error));
+	}
+
+	ended(outcome: TurnOutcome): void {
+		if (this.#ended) return;
+		this.#flushText();
+		this.#ended = true;
+		const finish =
+			outcome.status === "finished"
+				? ({ status: "done" } as const)
+				: ({
+						status: "failed",
+						error:
+							outcome.message ??
+							(outcome.status === "aborted" ? wording.turnAborted() : wording.turnFailed()),
+					} as const);
+		this.finished = this.replies
+			.finish(this.replyId, finish)
+			.catch((error: unknown) => this.#failed("finish", error));
+	}
+
+	#failed(what: string, error: unknown): void {
+		this.log.warn(`chat reply ${what} not stored`, { error, message: this.replyId });
+	}
+}
+
+/**
+ * Runs the turn a person's message began, on the attached Planner the caller reserved (busy). The
+ * reply exists at once, so the page shows chopin answering; every failure before or during the turn
+ * ends it failed with a line saying why.
+ */
+export async function runChatTurn(
+	planner: AttachedPlanner,
+	message: MessageView,
+	author: string,
+): Promise<void> {
+	const { domain, log } = planner.deps;
+	const documentId = planner.document.id;
+	try {
+		const reply = await domain.chat.replies.start(documentId, { replyTo: message.id });
+		const sink = new ChatReplySink(domain.chat.replies, reply.id, log);
+		const failed = (text: string) => sink.ended({ status: "failed", message: text });
+		// Access is checked before the session starts and again before its turn.
+		const before = await planner.guard();
+		if (!before.ok) return failed(before.message);
+		let session: Awaited<ReturnType<typeof planner.startSession>>;
+		try {
+			session = await planner.startSession("planner");
+		} catch (error) {
+			if (error instanceof StartFailed) return failed(error.message);
+			throw error;
+		}
+		planner.claim(session);
+		try {
+			const again = await planner.guard();
+			if (!again.ok) return failed(again.message);
+			const context = await domain.chat.chatContext(documentId, { before: message.seq });
+			const turn = planner.runTurn(
+				session,
+				{
+					prompt: `@${author}: ${message.body}`,
+					instructions: plannerInstructions(planner.document, context.transcript),
+				},
+				sink,
+			);
+			await turn.done;
+		} finally {
+			planner.release(session);
+		}
+		await sink.finished;
+	} catch (error) {
+		log.error("chat turn failed", { error, document: documentId });
+	} finally {
+		planner.idle();
+	}
+}

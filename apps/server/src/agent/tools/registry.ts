@@ -1,0 +1,69 @@
+// Chopin's host tools as a turn offers them: each with a JSON Schema, a description, a parser for its input
+// and a run function. read_plan, read_child and open_decisions read; edit_plan writes.
+import type { HostTool } from "@chopin/agent-link";
+import type { z } from "zod";
+import type { Domain } from "../../domain";
+import { editPlan } from "./edit-plan";
+import { openDecisions } from "./open-decisions";
+import { readChild, readPlan } from "./read";
+
+/** What a host tool runs with: the attached document, the domain, and a signal that aborts when the turn ends. */
+export interface HostToolContext {
+	readonly documentId: string;
+	readonly repository: string;
+	readonly publicUrl: string;
+	readonly domain: Domain;
+	readonly signal: AbortSignal;
+}
+
+/**
+ * A host tool's output as sent in host-tool-result.output: any JSON (the reading tools send text).
+ * Encoding the result checks it is JSON and fits a frame.
+ */
+export type ToolOutput = unknown;
+
+export interface HostToolDefinition<A = unknown> {
+	readonly name: string;
+	readonly description: string;
+	readonly inputSchema: Record<string, unknown>;
+	/** Only planner sessions get tools that change the document; isolated ones read. */
+	readonly writes: boolean;
+	/** Checks the arguments (already JSON); throws ToolInputError saying what is wrong. */
+	parse(input: unknown): A;
+	run(args: A, ctx: HostToolContext): Promise<ToolOutput>;
+}
+
+/** Arguments that do not fit the tool: answered as invalid input. */
+export class ToolInputError extends Error {
+	override readonly name = "ToolInputError";
+}
+
+/** The first issue of a zod error as one sentence, for an invalid-input result. */
+export function zodIssue(error: z.ZodError): string {
+	const issue = error.issues[0];
+	if (!issue) return "The input is not valid.";
+	const path = issue.path.length ? `${issue.path.join(".")}: ` : "";
+	return `${path}${issue.message}`;
+}
+
+export const HOST_TOOLS: readonly HostToolDefinition[] = [
+	readPlan as HostToolDefinition,
+	readChild as HostToolDefinition,
+	editPlan as HostToolDefinition,
+	openDecisions as HostToolDefinition,
+];
+
+export const HOST_TOOL_NAMES: ReadonlySet<string> = new Set(HOST_TOOLS.map((tool) => tool.name));
+
+export function findHostTool(name: string): HostToolDefinition | undefined {
+	return HOST_TOOLS.find((tool) => tool.name === name);
+}
+
+/** The tools a turn offers, as the turn message lists them. */
+export function offeredTools(mode: "planner" | "isolated"): HostTool[] {
+	return HOST_TOOLS.filter((tool) => mode === "planner" || !tool.writes).map((tool) => ({
+		name: tool.name,
+		description: tool.description,
+		inputSchema: tool.inputSchema as HostTool["inputSchema"],
+	}));
+}

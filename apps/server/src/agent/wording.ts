@@ -1,0 +1,97 @@
+// The exact sentences the agent connection and Chat say about a document's Planner, in one place so tests and docs quote them.
+
+/** The chat handle of the Planner, as people write it and as its notices name it. */
+export const PLANNER = "chopin";
+
+export const wording = {
+	/** planner-attached while another client holds the document (spec: Ownership). */
+	plannerAttached: (login: string) =>
+		`${login} is connected to this document. A document has one agent connected at a time.`,
+
+	/** planner-attached while the holder's grace period runs. */
+	plannerInGrace: (login: string, until: number) =>
+		`${login} disconnected from this document and keeps it until ${new Date(until).toISOString()} unless they connect again. A document has one agent connected at a time.`,
+
+	/** sign-in-required (4401) when the browser sign-in the ownership rests on ends. */
+	signInEnded: (login: string, publicUrl: string) =>
+		`The Chopin browser sign-in that connected ${login} to this document ended, so the connection was released. Sign in to Chopin at ${publicUrl} in a browser as ${login}, then connect again.`,
+
+	/** sign-in-required at attach: no live browser sign-in of the account on this server. */
+	signInRequired: (login: string, publicUrl: string) =>
+		`${login} has no live Chopin browser sign-in on this server since it started. Sign in to Chopin at ${publicUrl} in a browser as ${login}, then connect again.`,
+
+	/** access-revoked (4403) after a repository writer reset the document's Planner. */
+	reset: (login: string) =>
+		`A repository writer reset this document's connection, so ${login} is no longer connected. Connect again to resume.`,
+
+	/** access-revoked (4403) when the ownership was released by anything else. */
+	released: (login: string) =>
+		`This document's connection was released, so ${login} is no longer connected. Connect again to resume.`,
+
+	/** access-revoked (4403) when a recheck finds admission or push access lost. */
+	accessLost: (login: string, repository: string) =>
+		`${login} no longer has push or administration access to ${repository}, or is no longer admitted to this Chopin server, so the connection was released.`,
+
+	/** access-revoked (4403) when the document is archived or deleted while attached. */
+	documentGone: (login: string, change: "archived" | "deleted") =>
+		`This document was ${change}, so ${login} is no longer connected.`,
+
+	repositoryForbidden: (login: string, repository: string) =>
+		`${login} cannot push to or administer ${repository}, so it cannot be this document's Planner.`,
+
+	machineForbidden: () => "This Planner credential was issued for another document.",
+
+	documentUnavailable: (reference: string) =>
+		`No document matches ${JSON.stringify(reference.slice(0, 200))}, or it is being deleted.`,
+
+	documentArchived: (title: string) => `The document ${JSON.stringify(title)} is archived.`,
+
+	unsupportedVersion: (version: number) =>
+		`This server speaks chopin.agent.v1 (version 1), not version ${version}.`,
+
+	unavailable: () =>
+		"Chopin could not check the document or the account just now (GitHub may be unavailable). Try again later.",
+
+	/** Chat: an @chopin message with no attached Planner and no machine starting one (HARNESS=remote without paired machines). */
+	notAttached: (documentUrl: string, repository: string) =>
+		`Connect a machine to get a reply. Connect an agent client to ${documentUrl} over the agent connection from a session in a checkout of ${repository}.`,
+
+	/** Chat: the Planner is in its grace period (or disconnected). */
+	machineOffline: (login: string) =>
+		`@${login}'s machine is offline, so this message wasn't sent. Send it again when it's back.`,
+
+	/** Chat: a message while the Planner works on a turn, without steer-turn. */
+	busy: () => `${PLANNER} can't take messages while it works on this machine. Stop it to ask now.`,
+
+	/** Chat notices for Stop and Resume Planner. */
+	stopConfirmed: (by: string) => `${PLANNER} stopped, as @${by} asked.`,
+	stopRefused: (by: string, message?: string) =>
+		`${PLANNER} could not stop, as @${by} asked${message ? `: ${message}` : "."}`,
+	stopNotConfirmed: (by: string) => `${PLANNER} has not confirmed that it stopped, as @${by} asked.`,
+	stopConfirmedLate: () => `${PLANNER} confirmed that it stopped.`,
+	resumeConfirmed: (by: string) => `${PLANNER} resumed its workflows, as @${by} asked.`,
+	resumeRefused: (by: string, message?: string) =>
+		`${PLANNER} could not resume its workflows, as @${by} asked${message ? `: ${message}` : "."}`,
+	resumeNotConfirmed: (by: string) =>
+		`${PLANNER} has not confirmed that it resumed its workflows, as @${by} asked.`,
+	resumeConfirmedLate: () => `${PLANNER} confirmed that it resumed its workflows.`,
+
+	/** A host-tool-call for a turn or session that has ended (spec: Client to server, exact). */
+	turnEndedForTool: () => "The turn has ended.",
+	sessionEndedForTool: () => "The session has ended.",
+
+	/** input-result failed (spec: Questions). */
+	isolatedQuestion: () => "Questions are not available in an isolated session: it gets no Decisions.",
+	tooManyQuestions: (max: number) =>
+		`This connection already has ${max} open questions: wait for an answer, or cancel one with input-cancel.`,
+	questionNotAsked: (reason: string) => `The question could not become a Decision: ${reason}`,
+
+	/** A Chat reply's failure lines. */
+	turnClosed: () => "The agent connection closed before chopin finished this reply.",
+	turnAborted: () => "The reply was stopped.",
+	turnFailed: () => "The reply failed.",
+	startFailed: (message: string) => `${PLANNER} could not start a session: ${message}`,
+	startTimedOut: () => `${PLANNER} did not start a session within 10 seconds.`,
+	githubUnavailable: () =>
+		"Chopin could not check access to the repository just now (GitHub is unavailable). Send the message again in a minute.",
+} as const;
