@@ -1,8 +1,9 @@
 #!/usr/bin/env bun
 // The chopin entry point: the only place that reads the real process, builds the context, and turns an error into an exit code.
-import { homedir } from "node:os";
+import { homedir, hostname, networkInterfaces } from "node:os";
 import { systemClock } from "@chopin/agent-link/clock";
 import { execa } from "execa";
+import { WebSocket } from "ws";
 import type { CliContext, Writer } from "./context";
 import { CliError, EXIT, toCliError } from "./errors";
 import { createLog, logLevelFromEnv, Secrets } from "./log";
@@ -68,7 +69,10 @@ function processContext(signal: AbortSignal): CliContext & { closeLog(): void } 
 		clock,
 		paths,
 		fetch: globalThis.fetch,
+		openWebSocket: (url, protocols, options) => new WebSocket(url, protocols, options),
 		spawn: execa,
+		hostname: hostname(),
+		networkInterfaces,
 		version: CLI_VERSION,
 		execPath: process.execPath,
 		selfCommand: selfCommand(facts),

@@ -1,8 +1,8 @@
-// `chopin run`: the machine daemon in the foreground (what a service starts). Parse half only; the daemon is the next task.
+// `chopin run`: the machine daemon in the foreground (what a service starts); the daemon itself is daemon/daemon.ts.
 import { Command } from "commander";
 import { z } from "zod";
 import type { CliContext } from "../context";
-import { CliError } from "../errors";
+import { runDaemon } from "../daemon/daemon";
 import { parseOptions } from "../options";
 import { examples, type Run } from "./help";
 
@@ -25,10 +25,7 @@ export function runCommand(ctx: CliContext, run: Run<RunOptions> = runRun): Comm
 		.action(async () => run(parseOptions(runOptionsSchema, command.opts(), "run"), ctx));
 }
 
-export async function runRun(_options: RunOptions, _ctx: CliContext): Promise<void> {
-	throw new CliError(
-		"not-implemented",
-		"`chopin run` cannot start the daemon yet: the machine connection is not built in this version.",
-		"Nothing was started.",
-	);
+/** Serves until stopped (exit 0) or until the server refuses the machine for good (exit 10 to 13, 15). */
+export async function runRun(_options: RunOptions, ctx: CliContext): Promise<void> {
+	await runDaemon(ctx);
 }
