@@ -119,7 +119,7 @@ export const CLI_ERRORS = {
 	},
 	"not-connected": {
 		exit: EXIT.notConnected,
-		when: "`chopin status`: the machine is paired but no daemon is running.",
+		when: "`chopin status`: paired, but no daemon runs, or it runs and is not connected.",
 	},
 	"daemon-not-running": { exit: EXIT.notConnected, when: "No daemon answers on the control socket." },
 	"daemon-not-responding": {
