@@ -95,6 +95,8 @@ export class ControlLink {
 	#stopping = false;
 	#wakeWait: (() => void) | undefined;
 	#unsubscribe: (() => void)[] = [];
+	/** The state as the server last heard it (hello or report). */
+	#lastSent: string | undefined;
 
 	constructor(options: ControlLinkOptions) {
 		this.#o = options;
@@ -129,7 +131,7 @@ export class ControlLink {
 					throw final;
 				}
 				this.#lastError = describeOutcome(outcome);
-				this.#o.log.info({ outcome: summary(outcome) }, `control channel down: ${this.#lastError}`);
+				this.#o.log.info({ outcome: summary(outcome), reason: this.#lastError }, "control channel down");
 				if (this.#stopping) break;
 				const { delayMs, why } = this.#delay(outcome, started);
 				this.#o.onEvent?.({ type: "waiting", delayMs, why });
@@ -149,10 +151,18 @@ export class ControlLink {
 		await this.#channel?.close();
 	}
 
-	/** Sends the machine's state as a report, when connected (a later hello carries it otherwise). */
+	/**
+	 * Sends the machine's state as a report when it changed since the server last heard it and the
+	 * channel is up (the next hello carries it otherwise).
+	 */
 	report(): void {
 		const state = this.#o.state();
-		if (this.#channel?.send({ type: "report", ...state })) this.#o.log.debug("report sent");
+		const text = JSON.stringify(state);
+		if (text === this.#lastSent) return;
+		if (this.#channel?.send({ type: "report", ...state })) {
+			this.#lastSent = text;
+			this.#o.log.debug("report sent");
+		}
 	}
 
 	async #attempt(): Promise<ChannelOutcome> {
@@ -169,7 +179,11 @@ export class ControlLink {
 			log: o.log,
 			handshakeTimeoutMs: o.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS,
 			silenceMs: o.silenceMs ?? SILENCE_MS,
-			hello: () => ({ type: "hello", version: 1, ...o.state() }),
+			hello: () => {
+				const state = o.state();
+				this.#lastSent = JSON.stringify(state);
+				return { type: "hello", version: 1, ...state };
+			},
 			onWelcome: (welcome) => this.#welcomed(welcome),
 			onMessage: (message) => {
 				if (message.type === "planners") this.#planners = message.planners;
