@@ -57,8 +57,8 @@ function clackUi(stdout: Writer): PairingUi {
 		started: ({ server, label, link, code, expiresAt }) => {
 			intro(`Pair this machine with ${server}`, { output });
 			note(
-				`${link}\n\nCheck that it shows the code ${code}, then select Connect.\nThe link expires at ${clockTime(expiresAt)}.`,
-				`Open this link as "${label}"'s owner`,
+				`${link}\n\nType the code ${code} there, then select Connect.\nThe link expires at ${clockTime(expiresAt)}.`,
+				`Open this link where you are signed in to Chopin, to connect "${label}"`,
 				{ output },
 			);
 			spin.start("Waiting for the confirmation");

@@ -10,7 +10,13 @@ import { signInWithGitHub } from "../../../server/src/testing/sign-in";
 import { credentialSchema } from "../credential";
 import { machineConfigSchema } from "../machine-config";
 import { eventually, killCliProcesses, readLog, runCliProcess, spawnCli } from "../testing/cli-process";
-import { type CliHome, type MachineServer, makeCliHome, pairHome, startMachineServer } from "../testing/machine-server";
+import {
+	type CliHome,
+	type MachineServer,
+	makeCliHome,
+	pairHome,
+	startMachineServer,
+} from "../testing/machine-server";
 import { upgradeCommand } from "../version";
 
 const servers: MachineServer[] = [];
@@ -55,7 +61,10 @@ describe("chopin connect: pairing end to end (local mode)", () => {
 	test("prints the link and code, the person confirms, and a 0600 credential is stored; nothing secret is shown", async () => {
 		const machines = await serve();
 		const h = await home();
-		const cli = spawnCli(["connect", h.checkout, "--server", machines.server.url, "--no-run", "--label", "ana's laptop"], h.env);
+		const cli = spawnCli(
+			["connect", h.checkout, "--server", machines.server.url, "--no-run", "--label", "ana's laptop"],
+			h.env,
+		);
 		const [, link, pairingId, code] = await cli.waitFor(PAIRING_LINE);
 		expect(link).toBe(`${machines.target.publicUrl}/pair/${pairingId}`);
 		const confirmed = await machines.confirm(pairingId!, code!);
@@ -63,7 +72,9 @@ describe("chopin connect: pairing end to end (local mode)", () => {
 		expect(await cli.exited).toBe(0);
 
 		expect(cli.stdout()).toBe("");
-		expect(cli.stderr()).toContain(`Paired: this computer is ana's machine "ana's laptop" on ${machines.server.url}.`);
+		expect(cli.stderr()).toContain(
+			`Paired: this computer is ana's machine "ana's laptop" on ${machines.server.url}.`,
+		);
 		expect(cli.stderr()).toContain("Start serving with `chopin run`");
 		const file = h.paths.credentialFile;
 		expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -91,7 +102,11 @@ describe("chopin connect: pairing end to end (local mode)", () => {
 		const outputs = [cli.stdout(), cli.stderr()];
 		const files = filesUnder(h.paths.stateDir).filter((f) => f.file !== file);
 		expect(files.some((f) => f.file.endsWith("chopin.log"))).toBe(true);
-		for (const text of [...outputs, ...files.map((f) => f.text), ...filesUnder(h.paths.configDir).map((f) => f.text)]) {
+		for (const text of [
+			...outputs,
+			...files.map((f) => f.text),
+			...filesUnder(h.paths.configDir).map((f) => f.text),
+		]) {
 			expect(text).not.toContain(credential.token);
 			for (const shape of TOKEN_SHAPES) expect(text).not.toMatch(shape);
 		}
@@ -119,7 +134,9 @@ describe("chopin connect: pairing end to end (local mode)", () => {
 		await cli.waitFor(PAIRING_LINE);
 		await clock.advance(5 * 60_000 + 1);
 		expect(await cli.exited).toBe(1);
-		expect(cli.stderr()).toContain("error: The pairing expired before anyone confirmed it; nothing was stored.");
+		expect(cli.stderr()).toContain(
+			"error: The pairing expired before anyone confirmed it; nothing was stored.",
+		);
 		expect(cli.stderr()).toContain("hint: Run `chopin connect` again");
 		expect(existsSync(h.paths.credentialFile)).toBe(false);
 	}, 30_000);
@@ -148,9 +165,14 @@ describe("chopin connect: pairing end to end (local mode)", () => {
 		const other = await serve();
 		const h = await home();
 		await pairHome(machines, h);
-		const result = await runCliProcess(["connect", h.checkout, "--server", other.server.url, "--no-run"], h.env);
+		const result = await runCliProcess(
+			["connect", h.checkout, "--server", other.server.url, "--no-run"],
+			h.env,
+		);
 		expect(result.code).toBe(1);
-		expect(result.stderr).toContain(`error: This machine is paired with ${machines.server.url}, not ${other.server.url}.`);
+		expect(result.stderr).toContain(
+			`error: This machine is paired with ${machines.server.url}, not ${other.server.url}.`,
+		);
 		expect(result.stderr).toContain("hint: Run `chopin disconnect` first");
 	}, 30_000);
 
@@ -176,7 +198,9 @@ describe("chopin connect: pairing end to end (local mode)", () => {
 		expect((await machines.revoke(machineId)).status).toBe(204);
 		const cli = spawnCli(["connect", h.checkout, "--no-run"], h.env);
 		const [, , pairingId, code] = await cli.waitFor(PAIRING_LINE);
-		expect(cli.stderr()).toContain("no longer accepts the stored credential (machine-revoked): pairing again.");
+		expect(cli.stderr()).toContain(
+			"no longer accepts the stored credential (machine-revoked): pairing again.",
+		);
 		await machines.confirm(pairingId!, code!);
 		expect(await cli.exited).toBe(0);
 		const credential = credentialSchema.parse(JSON.parse(readFileSync(h.paths.credentialFile, "utf8")));
@@ -221,7 +245,8 @@ describe("chopin connect: pairing in GitHub mode, through the emulator", () => {
 		const credential = credentialSchema.parse(JSON.parse(readFileSync(h.paths.credentialFile, "utf8")));
 		expect(statSync(h.paths.credentialFile).mode & 0o777).toBe(0o600);
 		const row = await server.context.store.one(
-			server.context.store.sql`SELECT kind, login FROM machine_authorizations WHERE machine_id = ${credential.machineId}`,
+			server.context.store
+				.sql`SELECT kind, login FROM machine_authorizations WHERE machine_id = ${credential.machineId}`,
 		);
 		expect(row).toMatchObject({ kind: "github", login: "hubot" });
 		for (const text of [cli.stdout(), cli.stderr(), readFileSync(h.paths.logFile, "utf8")]) {

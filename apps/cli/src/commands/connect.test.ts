@@ -192,9 +192,10 @@ describe("connect: help and run half", () => {
 		fresh();
 		const refused = await runCli(["connect", "--server", "http://x.example"], ctx).catch((e) => e);
 		expect(refused.code).toBe("server-url-insecure");
-		const error = await runCli(["connect", "--server", "http://127.0.0.1:9", "--", "gemini", "--acp"], ctx).catch(
-			(e) => e,
-		);
+		const error = await runCli(
+			["connect", "--server", "http://127.0.0.1:9", "--", "gemini", "--acp"],
+			ctx,
+		).catch((e) => e);
 		expect(error).toMatchObject({ code: "not-a-checkout", exitCode: 5 });
 	});
 });

@@ -2,7 +2,13 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { cliRequest } from "../../../server/src/testing/machines";
 import { killCliProcesses, runCliProcess, spawnCli } from "../testing/cli-process";
-import { type CliHome, type MachineServer, makeCliHome, pairHome, startMachineServer } from "../testing/machine-server";
+import {
+	type CliHome,
+	type MachineServer,
+	makeCliHome,
+	pairHome,
+	startMachineServer,
+} from "../testing/machine-server";
 
 const servers: MachineServer[] = [];
 const homes: CliHome[] = [];
@@ -12,7 +18,12 @@ afterEach(async () => {
 	for (const h of homes.splice(0)) rmSync(h.root, { recursive: true, force: true });
 });
 
-async function setup(): Promise<{ machines: MachineServer; h: CliHome; credential: string; machineId: string }> {
+async function setup(): Promise<{
+	machines: MachineServer;
+	h: CliHome;
+	credential: string;
+	machineId: string;
+}> {
 	const machines = await startMachineServer();
 	servers.push(machines);
 	const h = await makeCliHome();

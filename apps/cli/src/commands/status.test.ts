@@ -6,8 +6,8 @@ import { type IpcServer, listenIpc } from "../ipc";
 import { machineConfigSchema, saveMachineConfig } from "../machine-config";
 import { ensurePrivateDir } from "../paths";
 import { runCli } from "../program";
-import { createTestContext, type TestContext } from "../testing/context";
 import { closedOrigin } from "../testing/closed-port";
+import { createTestContext, type TestContext } from "../testing/context";
 import { sampleCredential, TOKEN } from "../testing/credential";
 import { sampleDaemonStatus } from "../testing/daemon-status";
 import { parse } from "../testing/program";
@@ -153,7 +153,9 @@ describe("status: run half", () => {
 		expect(out).toContain("Daemon:     running, pid 777, version 0.1.0");
 		expect(out).not.toContain("restart pending");
 		expect(out).toContain('Account:    ana (machine mch_123 "laptop"), as the daemon says');
-		expect(out).toContain("octo-org/score  /src/score  (connected, last contact 2026-01-01T00:00:02.000Z, access ok)");
+		expect(out).toContain(
+			"octo-org/score  /src/score  (connected, last contact 2026-01-01T00:00:02.000Z, access ok)",
+		);
 		expect(out).toContain("ACP agent:  gemini --acp");
 		expect(out).toContain("Planner:    my-planner (agent copilot)");
 		expect(out).toContain("env API_KEY");

@@ -4,7 +4,13 @@ import { join } from "node:path";
 import { runnableKinds } from "../../../server/src/store/testing";
 import { statusReportSchema } from "../status-report";
 import { eventually, killCliProcesses, readLog, runCliProcess, spawnCli } from "../testing/cli-process";
-import { type CliHome, type MachineServer, makeCliHome, pairHome, startMachineServer } from "../testing/machine-server";
+import {
+	type CliHome,
+	type MachineServer,
+	makeCliHome,
+	pairHome,
+	startMachineServer,
+} from "../testing/machine-server";
 import { upgradeCommand } from "../version";
 
 const servers: MachineServer[] = [];
@@ -48,7 +54,9 @@ for (const kind of runnableKinds()) {
 
 			// The log tells the story: closed with 1012, reconnecting at once (no schedule wait), connected.
 			const closedAt = (log: Record<string, unknown>[]) =>
-				log.findIndex((l) => l.msg === "control channel down" && (l.outcome as { code?: number }).code === 1012);
+				log.findIndex(
+					(l) => l.msg === "control channel down" && (l.outcome as { code?: number }).code === 1012,
+				);
 			const log = await eventually("the daemon's log of the reconnect", () => {
 				const lines = readLog(h.paths.logFile);
 				const at = closedAt(lines);
@@ -128,7 +136,9 @@ describe("one daemon, many checkouts", () => {
 
 		const joined = await runCliProcess(["connect", other], h.env);
 		expect(joined.code).toBe(0);
-		expect(joined.stderr).toContain(`The running chopin daemon (pid ${daemon.pid}) now serves ${other} (octo/other).`);
+		expect(joined.stderr).toContain(
+			`The running chopin daemon (pid ${daemon.pid}) now serves ${other} (octo/other).`,
+		);
 
 		const status = await runCliProcess(["status", "--json"], h.env);
 		expect(status.code).toBe(0);

@@ -41,6 +41,7 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd?: stri
 	};
 	const pumped = Promise.all([pump(child.stdout, "stdout"), pump(child.stderr, "stderr")]);
 	let ended = false;
+	let forget = () => {};
 	/** Killed by cleanup: whoever still waits on it is gone too, so nothing is rejected. */
 	let abandoned = false;
 	const exited = (async () => {
@@ -48,8 +49,8 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd?: stri
 		await pumped;
 		ended = true;
 		for (const waiter of [...waiters]) waiter();
-		running.delete(cli);
-		return child.signalCode ? 128 + signalNumber(child.signalCode) : code;
+		forget();
+		return child.signalCode ? 128 + signalNumber(String(child.signalCode)) : code;
 	})();
 	const cli: CliProcess = {
 		child,
@@ -84,6 +85,7 @@ export function spawnCli(args: string[], env: Record<string, string>, cwd?: stri
 		},
 	};
 	running.add(cli);
+	forget = () => running.delete(cli);
 	return cli;
 }
 
@@ -140,6 +142,6 @@ export async function eventually<T>(
 	}
 }
 
-function signalNumber(signal: NodeJS.Signals): number {
-	return { SIGINT: 2, SIGKILL: 9, SIGTERM: 15 }[signal as string] ?? 0;
+function signalNumber(signal: string): number {
+	return ({ SIGINT: 2, SIGKILL: 9, SIGTERM: 15 } as Record<string, number>)[signal] ?? 0;
 }
