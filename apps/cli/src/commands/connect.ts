@@ -267,6 +267,10 @@ export async function runConnect(options: ConnectOptions, ctx: CliContext): Prom
 	}
 	saveMachineConfig(ctx.paths, config);
 	ctx.log.info({ checkout: checkout.path, repository: checkout.repository }, "checkout configured");
+	if (!options.run) {
+		ctx.stderr.write("Start serving with `chopin run` (or `chopin service install`).\n");
+		return;
+	}
 	const daemon = await runningDaemonPid(ctx);
 	if (daemon !== undefined) {
 		const { added } = await ipcRequest(
@@ -276,10 +280,6 @@ export async function runConnect(options: ConnectOptions, ctx: CliContext): Prom
 		ctx.stderr.write(
 			`The running chopin daemon (pid ${daemon}) ${added ? "now serves" : "already serves"} ${checkout.path} (${checkout.repository}).\n`,
 		);
-		return;
-	}
-	if (!options.run) {
-		ctx.stderr.write("Start serving with `chopin run` (or `chopin service install`).\n");
 		return;
 	}
 	await runDaemon(ctx);

@@ -17,10 +17,13 @@ export function runCommand(ctx: CliContext, run: Run<RunOptions> = runRun): Comm
 		)
 		.addHelpText(
 			"after",
-			examples([
-				["Run the daemon in this terminal (Ctrl-C stops it)", "chopin run"],
-				["Log more while investigating a problem", "CHOPIN_LOG_LEVEL=debug chopin run"],
-			]),
+			examples(
+				[
+					["Run the daemon in this terminal (Ctrl-C stops it)", "chopin run"],
+					["Log more while investigating a problem", "CHOPIN_LOG_LEVEL=debug chopin run"],
+				],
+				"It reconnects by itself after network failures and server restarts. It stops for good, with\nexit 10 (revoked), 11 (repository access lost), 12 (upgrade needed), 13 (pair again) or\n15 (another chopin process took this machine over); Ctrl-C and `chopin disconnect` end it with 0.",
+			),
 		)
 		.action(async () => run(parseOptions(runOptionsSchema, command.opts(), "run"), ctx));
 }
