@@ -250,6 +250,16 @@ describe("final refusals end the link with their CliError", () => {
 		expect(error.message).toContain("Another chopin process");
 	});
 
+	test("no checkout's repository the owner may push to: repository-access-lost, exit 11", async () => {
+		const { server, credential } = await pairedServer();
+		const l = link(server.url, credential, {
+			state: () => ({ ...STATE, checkouts: [{ path: "/src/secret", repository: "octo/secret" }] }),
+		});
+		const error = await l.control.run().catch((e) => e);
+		expect(error).toMatchObject({ code: "repository-access-lost", exitCode: 11 });
+		expect(error.message).toContain("ana can no longer push to octo/secret");
+	});
+
 	test("a server on a newer minimum: client-version-refused with this install's upgrade command", async () => {
 		const server = await startTestServer({ env: { ...LOCAL_ENV, MIN_CLI_VERSION: "0.1.5" } });
 		open.push(server);

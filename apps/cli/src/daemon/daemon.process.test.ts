@@ -1,7 +1,11 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { systemClock } from "@chopin/agent-link/clock";
 import { runnableKinds } from "../../../server/src/store/testing";
+import { ipcRequest } from "../ipc";
+import { lockCheckout } from "../lock";
+import { loadMachineConfig, saveMachineConfig } from "../machine-config";
 import { statusReportSchema } from "../status-report";
 import { eventually, killCliProcesses, readLog, runCliProcess, spawnCli } from "../testing/cli-process";
 import {
@@ -167,6 +171,27 @@ describe("one daemon, many checkouts", () => {
 		expect(logs.code).toBe(0);
 		expect(logs.stdout).toContain("INFO  connected");
 		expect(logs.stdout).toContain(`serving checkout checkout=${other} repository=octo/other`);
+	}, 30_000);
+
+	test("reload: the daemon serves what machine.json lists now, and releases the rest", async () => {
+		const machines = await serve();
+		const h = await home();
+		const other = await h.makeCheckout("other", "octo/other");
+		await pairHome(machines, h, [
+			{ path: h.checkout, repository: "octo/score" },
+			{ path: other, repository: "octo/other" },
+		]);
+		const daemon = spawnCli(["run"], h.env);
+		await daemon.waitFor(CONNECTED);
+		const config = loadMachineConfig(h.paths)!;
+		saveMachineConfig(h.paths, { ...config, checkouts: config.checkouts.filter((c) => c.path !== other) });
+		const ipc = { socket: h.paths.socket, clock: systemClock() };
+		expect(await ipcRequest(ipc, { type: "reload" })).toEqual({ type: "reload" });
+		const status = (await ipcRequest(ipc, { type: "status" })).status;
+		expect(status.checkouts.map((c) => c.path)).toEqual([h.checkout]);
+		// The released checkout can be locked by someone else now.
+		const lock = await lockCheckout({ locksDir: h.paths.locksDir }, other);
+		await lock.release();
 	}, 30_000);
 
 	test("a SIGKILLed daemon leaves its locks and socket behind; the next daemon replaces them", async () => {
