@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 
 function sources(dir: string): string[] {
 	return readdirSync(dir).flatMap((name) => {
@@ -12,13 +12,42 @@ function sources(dir: string): string[] {
 describe("module boundaries", () => {
 	const files = sources(import.meta.dir);
 
-	test("the CLI never imports the server", () => {
-		for (const file of files) {
-			const text = readFileSync(file, "utf8");
-			for (const match of text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)) {
-				const specifier = match[1]!;
-				expect({ file: relative(import.meta.dir, file), specifier }).not.toMatchObject({
-					specifier: expect.stringMatching(/apps\/server|@chopin\/server/),
+	/**
+	 * Tests start the real server (apps/server/src/testing/server.ts) to pair against and to
+	 * restart under a running daemon, so test files and the test-only helpers in src/testing/
+	 * may import it; nothing the CLI ships may, and shipped code never imports src/testing/.
+	 */
+	const testOnly = (file: string) => file.endsWith(".test.ts") || file.includes("/src/testing/");
+	const serverDir = resolve(import.meta.dir, "..", "..", "server");
+
+	function imports(file: string): string[] {
+		const text = readFileSync(file, "utf8");
+		return [...text.matchAll(/(?:from|import)\s*\(?\s*["']([^"']+)["']/g)].map((m) => m[1]!);
+	}
+
+	test("the CLI never imports the server (only its tests do)", () => {
+		const shipped = files.filter((file) => !testOnly(file));
+		expect(shipped.length).toBeGreaterThan(10);
+		for (const file of shipped) {
+			for (const specifier of imports(file)) {
+				const target = specifier.startsWith(".") ? resolve(dirname(file), specifier) : specifier;
+				const server = target.startsWith(serverDir) || /apps\/server|@chopin\/server/.test(target);
+				expect({ file: relative(import.meta.dir, file), specifier, server }).toEqual({
+					file: relative(import.meta.dir, file),
+					specifier,
+					server: false,
+				});
+			}
+		}
+	});
+
+	test("shipped code never imports a test helper", () => {
+		for (const file of files.filter((f) => !testOnly(f))) {
+			for (const specifier of imports(file)) {
+				const target = specifier.startsWith(".") ? resolve(dirname(file), specifier) : specifier;
+				expect({ file: relative(import.meta.dir, file), testing: target.includes("/src/testing/") }).toEqual({
+					file: relative(import.meta.dir, file),
+					testing: false,
 				});
 			}
 		}

@@ -1,9 +1,14 @@
 // The one context every command runs in: streams, environment, platform, clock, paths, spawning, logging. Built only in main.ts (and tests).
+import type { NetworkInterfaceInfo } from "node:os";
 import type { Clock } from "@chopin/agent-link/clock";
 import type { execa } from "execa";
+import type { ClientOptions, WebSocket } from "ws";
 import type { Logger, Secrets } from "./log";
 import type { CliPaths, Platform } from "./paths";
 import type { InstallMethod } from "./version";
+
+/** Opens a WebSocket with the `ws` package (whose unexpected-response event exposes a refused upgrade's body). */
+export type OpenWebSocket = (url: string, protocols: string[], options: ClientOptions) => WebSocket;
 
 /** An output stream: text goes out, and whether a person is watching it. */
 export interface Writer {
@@ -33,7 +38,12 @@ export interface CliContext {
 	readonly clock: Clock;
 	readonly paths: CliPaths;
 	readonly fetch: typeof fetch;
+	readonly openWebSocket: OpenWebSocket;
 	readonly spawn: typeof execa;
+	/** This computer's name: the default machine label. */
+	readonly hostname: string;
+	/** os.networkInterfaces(): the daemon polls it to notice a network change. */
+	readonly networkInterfaces: () => NodeJS.Dict<NetworkInterfaceInfo[]>;
 	readonly version: string;
 	/** The running binary (or bun, when run from source). */
 	readonly execPath: string;

@@ -13,6 +13,7 @@ export const EXIT = {
 	clientVersionRefused: 12,
 	machineReauthorize: 13,
 	held: 14,
+	replaced: 15,
 	interrupted: 130,
 } as const;
 
@@ -48,6 +49,26 @@ export const CLI_ERRORS = {
 	},
 	"daemon-request-invalid": { exit: EXIT.error, when: "The daemon refused a control request as malformed." },
 	"daemon-request-failed": { exit: EXIT.error, when: "The daemon could not carry out a control request." },
+	"server-unreachable": {
+		exit: EXIT.error,
+		when: "The server could not be reached, timed out, or failed (HTTP 5xx); nothing was changed.",
+	},
+	"server-refused": {
+		exit: EXIT.error,
+		when: "The server refused a request; the message is the server's own, with its hint.",
+	},
+	"pairing-expired": {
+		exit: EXIT.error,
+		when: "Nobody confirmed the pairing within 5 minutes; nothing was stored. Run `chopin connect` again.",
+	},
+	"pairing-refused": {
+		exit: EXIT.error,
+		when: "The server refused to hand out the pairing's credential (already claimed, unknown, wrong secret).",
+	},
+	"paired-elsewhere": {
+		exit: EXIT.error,
+		when: "`chopin connect --server` names another server than the one this machine is paired with.",
+	},
 	usage: {
 		exit: EXIT.usage,
 		when: "The command line does not parse: unknown option, missing value, extra argument.",
@@ -84,13 +105,21 @@ export const CLI_ERRORS = {
 		when: "--server is not an http(s) origin (no path, query, fragment or credentials).",
 	},
 	"server-url-insecure": { exit: EXIT.usage, when: "--server uses http:// for a host that is not loopback." },
+	"server-missing": {
+		exit: EXIT.usage,
+		when: "`chopin connect` on a machine that was never paired needs --server.",
+	},
+	"planner-command-missing": {
+		exit: EXIT.usage,
+		when: "--planner, --agent, --env or --sandbox-write was given, but no Planner backend command is known.",
+	},
 	"not-paired": {
 		exit: EXIT.notPaired,
 		when: "No machine credential is stored: run `chopin connect` first.",
 	},
 	"not-connected": {
 		exit: EXIT.notConnected,
-		when: "`chopin status`: the machine is paired but no daemon is running.",
+		when: "`chopin status`: paired, but no daemon runs, or it runs and is not connected.",
 	},
 	"daemon-not-running": { exit: EXIT.notConnected, when: "No daemon answers on the control socket." },
 	"daemon-not-responding": {
@@ -126,6 +155,10 @@ export const CLI_ERRORS = {
 	"daemon-already-running": {
 		exit: EXIT.held,
 		when: "`chopin run` found a live daemon already answering on the control socket.",
+	},
+	"machine-replaced": {
+		exit: EXIT.replaced,
+		when: "Another chopin process connected with this machine's credential and took over (close 4409).",
 	},
 	interrupted: { exit: EXIT.interrupted, when: "Interrupted (Ctrl-C / SIGINT or SIGTERM)." },
 } as const satisfies Record<string, ErrorEntry>;

@@ -7,6 +7,7 @@ import { CliError } from "./errors";
 import { type IpcHandler, type IpcRequest, type IpcServer, ipcRequest, listenIpc } from "./ipc";
 import { killFixtures, startFixture } from "./testing/child";
 import { makeTempDir } from "./testing/context";
+import { sampleDaemonStatus } from "./testing/daemon-status";
 
 const dirs: string[] = [];
 const servers: IpcServer[] = [];
@@ -28,14 +29,7 @@ function socketPath(): string {
 	return join(dir, "state", "chopin.sock");
 }
 
-const status = {
-	pid: 4242,
-	version: "0.1.0",
-	startedAt: "2026-01-01T00:00:00.000Z",
-	server: "https://chopin.example",
-	logFile: "/state/logs/chopin.log",
-	checkouts: [{ path: "/src/score", repository: "octo-org/score" }],
-};
+const status = sampleDaemonStatus();
 
 const received: IpcRequest[] = [];
 const handler: IpcHandler = async (request) => {

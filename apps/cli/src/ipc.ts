@@ -2,6 +2,7 @@
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import type { Clock } from "@chopin/agent-link/clock";
+import { plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine";
 import { z } from "zod";
 import { CliError, isCliErrorCode } from "./errors";
 import type { Logger } from "./log";
@@ -26,16 +27,56 @@ export const ipcRequestSchema = z.discriminatedUnion("type", [
 
 export type IpcRequest = z.infer<typeof ipcRequestSchema>;
 
+const ACCESS = ["ok", "forbidden", "unknown"] as const;
+
+/** A Planner backend as the daemon knows it: the server's assignment and, once started, its process. */
+export const daemonPlannerSchema = z.strictObject({
+	document: z.string(),
+	url: z.string().optional(),
+	title: z.string().optional(),
+	repository: z.string().optional(),
+	state: plannerStateSchema.shape.state.optional(),
+	worktree: z.string().optional(),
+	checkout: z.string().optional(),
+	pid: z.number().int().optional(),
+});
+
 export const daemonStatusSchema = z.strictObject({
 	pid: z.number().int().positive(),
 	version: z.string(),
 	startedAt: z.string(),
-	server: z.string().optional(),
+	server: z.string(),
 	logFile: z.string(),
-	checkouts: z.array(z.strictObject({ path: z.string(), repository: z.string() })),
+	connection: z.strictObject({
+		state: z.enum(["connecting", "connected", "waiting", "stopped"]),
+		since: z.string(),
+		/** The last frame heard from the server. */
+		lastContact: z.string().nullable(),
+		/** Attempts since the last welcome. */
+		attempts: z.number().int().nonnegative(),
+		nextAttemptAt: z.string().optional(),
+		lastError: z.string().optional(),
+	}),
+	/** The paired machine and its account, from the server's welcome; null before the first one. */
+	machine: z
+		.strictObject({ id: z.string(), label: z.string(), owner: z.string(), autoRun: z.boolean() })
+		.nullable(),
+	checkouts: z.array(
+		z.strictObject({
+			path: z.string(),
+			repository: z.string(),
+			origin: z.string().optional(),
+			branch: z.string().optional(),
+			/** The owner's access to its repository, as the server's welcome said. */
+			access: z.enum(ACCESS).optional(),
+		}),
+	),
+	runs: z.array(runStateSchema),
+	planners: z.array(daemonPlannerSchema),
 });
 
 export type DaemonStatus = z.infer<typeof daemonStatusSchema>;
+export type DaemonPlanner = z.infer<typeof daemonPlannerSchema>;
 
 export const ipcResponseSchema = z.discriminatedUnion("type", [
 	z.strictObject({ type: z.literal("status"), status: daemonStatusSchema }),

@@ -5,6 +5,7 @@ import cliPackage from "../package.json" with { type: "json" };
 import { saveCredential } from "./credential";
 import { Secrets } from "./log";
 import { resolvePaths } from "./paths";
+import { closedOrigin } from "./testing/closed-port";
 import { makeTempDir } from "./testing/context";
 import { sampleCredential, TOKEN } from "./testing/credential";
 
@@ -65,15 +66,17 @@ describe("bun apps/cli/src/main.ts as a real process", () => {
 
 	test("a part not built yet exits 1 and says so", async () => {
 		const { env } = home();
-		const result = await chopin(["run"], env);
+		const result = await chopin(["service", "install"], env);
 		expect(result.code).toBe(1);
-		expect(result.stderr).toStartWith("error: `chopin run` cannot start the daemon yet");
+		expect(result.stderr).toStartWith("error: `chopin service install`");
 	}, 30_000);
 
 	test("status, paired with no daemon, exits 4; the token is in no output and no log", async () => {
 		const { env, root } = home();
 		const paths = resolvePaths({ env, platform: "linux", cwd: root, defaults: { data: "/x", config: "/y" } });
-		saveCredential({ paths, platform: "linux", secrets: new Secrets() }, sampleCredential());
+		// Nothing listens at the stored server: status's question to it is refused at once, on loopback.
+		const server = closedOrigin();
+		saveCredential({ paths, platform: "linux", secrets: new Secrets() }, sampleCredential({ server }));
 		const human = await chopin(["status"], env);
 		const json = await chopin(["status", "--json"], env);
 		expect(human.code).toBe(4);

@@ -4,7 +4,7 @@
 // Start-up time matters (scripts and installers run `chopin --version`; every command pays it), so
 // only light modules are imported up front: `--version` is answered before the command tree, the
 // log and zod schemas are loaded, and execa is loaded by the first command that spawns.
-import { homedir } from "node:os";
+import { homedir, hostname, networkInterfaces } from "node:os";
 import type { execa } from "execa";
 import type { CliContext, Writer } from "./context";
 import { CliError, EXIT, toCliError } from "./errors";
@@ -74,6 +74,14 @@ async function processContext(signal: AbortSignal): Promise<CliContext & { close
 		get spawn(): typeof execa {
 			return (require("execa") as typeof import("execa")).execa;
 		},
+		// ws reads a refused upgrade's status and JSON body, which the platform WebSocket cannot; loaded
+		// by the commands that connect.
+		openWebSocket: (url, protocols, options) => {
+			const { WebSocket } = require("ws") as typeof import("ws");
+			return new WebSocket(url, protocols, options);
+		},
+		hostname: hostname(),
+		networkInterfaces,
 		version: CLI_VERSION,
 		execPath: process.execPath,
 		selfCommand: selfCommand(facts),

@@ -113,3 +113,25 @@ export function shQuote(word: string): string {
 function psQuote(word: string): string {
 	return `'${word.replaceAll("'", "''")}'`;
 }
+
+/** The upgrade command for the running CLI, from its context (the source root comes from its own entry). */
+export function upgradeCommandFor(
+	ctx: {
+		installMethod: InstallMethod;
+		execPath: string;
+		selfCommand: readonly string[];
+		platform: Platform;
+		home: string;
+	},
+	server: string,
+	version: string | undefined,
+): string {
+	return upgradeCommand(ctx.installMethod, {
+		execPath: ctx.execPath,
+		main: ctx.selfCommand.at(-1) ?? ctx.execPath,
+		platform: ctx.platform,
+		home: ctx.home,
+		server,
+		version,
+	});
+}

@@ -31,6 +31,7 @@ async function connectError(argv: string[], env: Record<string, string> = {}) {
 const defaults: ConnectOptions = {
 	checkout: "/home/me/src/score",
 	planner: { documents: [], env: {}, sandbox: { enabled: true, write: [] } },
+	run: true,
 };
 
 describe("connect: parse half", () => {
@@ -84,7 +85,12 @@ describe("connect: parse half", () => {
 				sandbox: { enabled: true, write: ["/home/me/src/cache", "/tmp/x"] },
 			},
 			acpCommand: ["gemini", "--acp", "--label", "not-ours"],
+			run: true,
 		});
+	});
+
+	test("--no-run pairs and configures without serving", async () => {
+		expect((await connect(["--no-run"])).run).toBe(false);
 	});
 
 	test("--opt=value forms work and a repeated --env key keeps the last value", async () => {
@@ -182,12 +188,14 @@ describe("connect: help and run half", () => {
 		expect(help).not.toContain("(default: [])");
 	});
 
-	test("the run half says pairing is not built yet (exit 1), after checking the options", async () => {
+	test("the run half checks the options, then the checkout (exit 5), before anything else", async () => {
 		fresh();
 		const refused = await runCli(["connect", "--server", "http://x.example"], ctx).catch((e) => e);
 		expect(refused.code).toBe("server-url-insecure");
-		const error = await runCli(["connect", "--", "gemini", "--acp"], ctx).catch((e) => e);
-		expect(error.code).toBe("not-implemented");
-		expect(error.exitCode).toBe(1);
+		const error = await runCli(
+			["connect", "--server", "http://127.0.0.1:9", "--", "gemini", "--acp"],
+			ctx,
+		).catch((e) => e);
+		expect(error).toMatchObject({ code: "not-a-checkout", exitCode: 5 });
 	});
 });

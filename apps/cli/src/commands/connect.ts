@@ -1,14 +1,32 @@
-// `chopin connect`: pair this machine and serve a checkout. The parse half is complete; pairing itself is the next task.
+// `chopin connect`: pair this machine once (or reuse its pairing), add the checkout to machine.json, then hand the
+// checkout to the running daemon or become the daemon. Planner options are stored for the next task to act on.
 import { posix, win32 } from "node:path";
 import { z } from "zod";
 import { plannerCommandFromEnv, splitCommandLine } from "../command-line";
 import { CommandWithTail } from "../command-tail";
+import { nextMachineConfig } from "../connect-config";
 import type { CliContext } from "../context";
+import { deleteCredential, loadCredential, saveCredential } from "../credential";
+import { runDaemon } from "../daemon/daemon";
 import { CliError } from "../errors";
-import { documentRefSchema, envKeySchema } from "../machine-config";
+import { describeCheckout } from "../git";
+import { ipcRequest } from "../ipc";
+import {
+	type Checkout,
+	documentRefSchema,
+	envKeySchema,
+	loadMachineConfig,
+	saveMachineConfig,
+} from "../machine-config";
 import { codedIssue, parseOptions, viaCliError } from "../options";
+import { pairMachine } from "../pairing";
+import { pairingUi } from "../pairing-ui";
+import { ServerApi } from "../server-api";
 import { serverOriginSchema } from "../server-origin";
 import { examples, type Run } from "./help";
+
+/** How long connect waits to learn whether a stored pairing still works before carrying on. */
+export const PAIRING_CHECK_TIMEOUT_MS = 5_000;
 
 const envEntrySchema = z.string().transform((entry, ctx): [string, string] => {
 	const eq = entry.indexOf("=");
@@ -79,6 +97,7 @@ const rawConnectSchema = z
 		env: z.array(envEntrySchema).default([]),
 		sandbox: z.boolean(),
 		sandboxWrite: z.array(z.string().min(1)).default([]),
+		run: z.boolean(),
 		acpCommand: wordsAfterDash.optional(),
 	})
 	.superRefine((raw, ctx) => {
@@ -107,6 +126,8 @@ export const connectOptionsSchema = z.strictObject({
 	}),
 	/** The words after `--`; undefined keeps what the config has. */
 	acpCommand: z.array(z.string()).optional(),
+	/** --no-run: pair and configure, but neither start nor join a daemon. */
+	run: z.boolean(),
 });
 
 export type ConnectOptions = z.infer<typeof connectOptionsSchema>;
@@ -133,6 +154,7 @@ export function parseConnectOptions(
 			sandbox: { enabled: input.sandbox, write: input.sandboxWrite.map((p) => path.resolve(ctx.cwd, p)) },
 		},
 		acpCommand: input.acpCommand,
+		run: input.run,
 	});
 }
 
@@ -161,6 +183,7 @@ export function connectCommand(ctx: CliContext, run: Run<ConnectOptions> = runCo
 			"a path the sandboxed Planner backend may also write; repeatable",
 			collect,
 		)
+		.option("--no-run", "pair and configure only: neither start the daemon nor hand it the checkout")
 		.addHelpText(
 			"after",
 			examples(
@@ -189,13 +212,111 @@ export function connectCommand(ctx: CliContext, run: Run<ConnectOptions> = runCo
 	return command;
 }
 
-/** The run half. Pairing and the daemon hand-off are the next task; until then it says so. */
-export async function runConnect(_options: ConnectOptions, _ctx: CliContext): Promise<void> {
-	throw new CliError(
-		"not-implemented",
-		"`chopin connect` cannot pair yet: pairing with the server is not built in this version.",
-		"Nothing was changed. This development build checks connect's options but cannot pair a machine yet.",
-	);
+/**
+ * The run half: find the checkout's repository, pair (unless this server's credential is stored and
+ * still works), write machine.json, then hand the checkout to the running daemon or become it.
+ */
+export async function runConnect(options: ConnectOptions, ctx: CliContext): Promise<void> {
+	const info = await describeCheckout(ctx, options.checkout);
+	const checkout: Checkout = {
+		path: info.root,
+		repository: info.remote.repository,
+		origin: info.remote.url,
+		...(info.branch ? { branch: info.branch } : {}),
+	};
+	let credential = loadCredential(ctx);
+	const current = loadMachineConfig(ctx.paths);
+	const server = options.server ?? credential?.server ?? current?.server;
+	if (!server) {
+		throw new CliError(
+			"server-missing",
+			"This machine is not paired yet, so `chopin connect` needs the server to pair with.",
+			"Name it: chopin connect --server https://chopin.example",
+		);
+	}
+	if (credential && credential.server !== server) {
+		throw new CliError(
+			"paired-elsewhere",
+			`This machine is paired with ${credential.server}, not ${server}.`,
+			`Run \`chopin disconnect\` first, then \`chopin connect --server ${server}\`.`,
+		);
+	}
+	const api = new ServerApi(ctx, server);
+	if (credential && !(await stillPaired(ctx, api, credential.token))) {
+		deleteCredential(ctx);
+		credential = undefined;
+	}
+	const config = nextMachineConfig(current, { server, hostname: ctx.hostname, checkout, options });
+	if (credential) {
+		ctx.stderr.write(`This machine is already paired with ${server}: no new pairing is needed.\n`);
+	} else {
+		const wire = config.checkouts.map(({ path, repository, origin, branch }) => ({
+			path,
+			repository,
+			origin,
+			...(branch ? { branch } : {}),
+		}));
+		const paired = await pairMachine(ctx, api, { label: config.label, checkouts: wire }, pairingUi(ctx));
+		credential = {
+			server,
+			token: paired.token,
+			machineId: paired.machine.id,
+			createdAt: new Date(ctx.clock.now()).toISOString(),
+		};
+		saveCredential(ctx, credential);
+	}
+	saveMachineConfig(ctx.paths, config);
+	ctx.log.info({ checkout: checkout.path, repository: checkout.repository }, "checkout configured");
+	if (!options.run) {
+		ctx.stderr.write("Start serving with `chopin run` (or `chopin service install`).\n");
+		return;
+	}
+	const daemon = await runningDaemonPid(ctx);
+	if (daemon !== undefined) {
+		const { added } = await ipcRequest(
+			{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
+			{ type: "add-checkout", path: checkout.path, repository: checkout.repository, origin: checkout.origin },
+		);
+		ctx.stderr.write(
+			`The running chopin daemon (pid ${daemon}) ${added ? "now serves" : "already serves"} ${checkout.path} (${checkout.repository}).\n`,
+		);
+		return;
+	}
+	await runDaemon(ctx);
+}
+
+/** A stored credential the server says is revoked (or must be paired again) is replaced by a new pairing. */
+async function stillPaired(ctx: CliContext, api: ServerApi, token: string): Promise<boolean> {
+	try {
+		await api.machine(token, PAIRING_CHECK_TIMEOUT_MS);
+		return true;
+	} catch (error) {
+		if (!(error instanceof CliError)) throw error;
+		if (error.code === "machine-revoked" || error.code === "machine-reauthorize") {
+			ctx.stderr.write(
+				`${api.server} no longer accepts the stored credential (${error.code}): pairing again.\n`,
+			);
+			return false;
+		}
+		if (error.code !== "server-unreachable") throw error;
+		ctx.stderr.write(
+			`warning: could not check the pairing with ${api.server}; keeping it. (${error.message})\n`,
+		);
+		return true;
+	}
+}
+
+async function runningDaemonPid(ctx: CliContext): Promise<number | undefined> {
+	try {
+		const answer = await ipcRequest(
+			{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
+			{ type: "status" },
+		);
+		return answer.status.pid;
+	} catch (error) {
+		if (error instanceof CliError && error.code === "daemon-not-running") return undefined;
+		throw error;
+	}
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {

@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { saveCredential } from "../credential";
 import { runCli } from "../program";
+import { closedOrigin } from "../testing/closed-port";
 import { createTestContext, type TestContext } from "../testing/context";
 import { sampleCredential, TOKEN } from "../testing/credential";
 import { parse, parseError } from "../testing/program";
@@ -31,12 +32,27 @@ describe("disconnect", () => {
 		expect(ctx.stdout.text()).toBe("");
 	});
 
-	test("paired: revocation is not built yet, so it says so and keeps the credential", async () => {
+	test("paired, the server unreachable: the credential goes anyway, with a warning (exit 0)", async () => {
 		ctx = createTestContext();
-		saveCredential(ctx, sampleCredential());
-		const error = await runCli(["disconnect"], ctx).catch((e) => e);
-		expect(error).toMatchObject({ code: "not-implemented", exitCode: 1 });
-		expect(existsSync(ctx.paths.credentialFile)).toBe(true);
-		expect(`${error.message}${error.hint}${ctx.stdout.text()}${ctx.stderr.text()}`).not.toContain(TOKEN);
+		const server = closedOrigin();
+		saveCredential(ctx, sampleCredential({ server }));
+		await runCli(["disconnect"], ctx);
+		expect(existsSync(ctx.paths.credentialFile)).toBe(false);
+		const err = ctx.stderr.text();
+		expect(err).toContain(`warning: could not reach ${server} to revoke this machine`);
+		expect(err).toContain("Machines page");
+		expect(err).toContain(`Deleted the credential ${ctx.paths.credentialFile}`);
+		expect(`${ctx.stdout.text()}${err}`).not.toContain(TOKEN);
+		await runCli(["disconnect"], ctx);
+		expect(ctx.stderr.text()).toEndWith("This machine is not paired; there is nothing to disconnect.\n");
+	});
+
+	test("a damaged credential file is deleted with a warning: the server cannot be asked without it", async () => {
+		ctx = createTestContext();
+		saveCredential(ctx, sampleCredential({ server: closedOrigin() }));
+		writeFileSync(ctx.paths.credentialFile, "{");
+		await runCli(["disconnect"], ctx);
+		expect(existsSync(ctx.paths.credentialFile)).toBe(false);
+		expect(ctx.stderr.text()).toContain("Deleted it without revoking the machine");
 	});
 });

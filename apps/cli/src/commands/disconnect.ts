@@ -1,10 +1,13 @@
-// `chopin disconnect`: revoke this machine and stop its daemon; succeeds when there is nothing to disconnect.
+// `chopin disconnect`: stop the daemon, revoke this machine on the server, forget the credential; idempotent, and offline too.
 import { Command } from "commander";
 import { z } from "zod";
 import type { CliContext } from "../context";
-import { describeCredential } from "../credential";
+import { type Credential, deleteCredential, loadCredential } from "../credential";
 import { CliError } from "../errors";
+import { ipcRequest } from "../ipc";
 import { parseOptions } from "../options";
+import { isAlive } from "../process-liveness";
+import { ServerApi } from "../server-api";
 import { examples, type Run } from "./help";
 
 export const disconnectOptionsSchema = z.strictObject({});
@@ -26,25 +29,68 @@ export function disconnectCommand(ctx: CliContext, run: Run<DisconnectOptions> =
 		.action(async () => run(parseOptions(disconnectOptionsSchema, command.opts(), "disconnect"), ctx));
 }
 
+/** How long disconnect waits for a stopped daemon's process to end. */
+export const DAEMON_EXIT_WAIT_MS = 10_000;
+const EXIT_POLL_MS = 100;
+
 /**
- * Idempotent (STYLE 8): with no credential stored there is nothing to revoke and it succeeds.
- * Revoking a stored credential needs the server, which is the next task: until then it says so
- * and leaves the credential in place rather than forgetting a pairing the server still honours.
+ * Idempotent (STYLE 8): stops the daemon (first, so it exits 0 instead of hearing its own
+ * revocation), revokes the machine on the server (an already revoked one counts as done),
+ * and deletes the credential. Offline, the local credential still goes, with a warning.
  */
 export async function runDisconnect(_options: DisconnectOptions, ctx: CliContext): Promise<void> {
-	const credential = describeCredential({
-		paths: ctx.paths,
-		platform: ctx.platform,
-		secrets: ctx.secrets,
-		log: ctx.log,
-	});
-	if (!credential.stored) {
+	await stopDaemon(ctx);
+	let credential: Credential | undefined;
+	try {
+		credential = loadCredential(ctx);
+	} catch (error) {
+		if (!(error instanceof CliError) || error.code !== "credential-invalid") throw error;
+		deleteCredential(ctx);
+		ctx.stderr.write(
+			`warning: ${error.message} Deleted it without revoking the machine: disconnect it on the server's Machines page.\n`,
+		);
+		return;
+	}
+	if (!credential) {
 		ctx.stderr.write("This machine is not paired; there is nothing to disconnect.\n");
 		return;
 	}
-	throw new CliError(
-		"not-implemented",
-		"`chopin disconnect` cannot revoke the pairing yet: revocation is not built in this version.",
-		"Nothing was changed; the credential is still stored.",
-	);
+	const api = new ServerApi(ctx, credential.server);
+	try {
+		await api.revoke(credential.token);
+		ctx.stderr.write(`Revoked this machine on ${credential.server}.\n`);
+	} catch (error) {
+		if (!(error instanceof CliError) || error.code === "interrupted") throw error;
+		if (error.code === "machine-revoked") {
+			ctx.stderr.write(`${credential.server} had already revoked this machine.\n`);
+		} else {
+			const why = error.code === "server-unreachable" ? "could not reach" : "was refused by";
+			ctx.stderr.write(
+				`warning: ${why} ${credential.server} to revoke this machine (${error.message.replace(/\.$/, "")}); it stays listed there until you disconnect it on the Machines page.\n`,
+			);
+		}
+	}
+	deleteCredential(ctx);
+	ctx.log.info({ server: credential.server, machine: credential.machineId }, "disconnected");
+	ctx.stderr.write(`Deleted the credential ${ctx.paths.credentialFile}; machine.json and worktrees stay.\n`);
+}
+
+/** Asks a running daemon to stop and waits for its process to end; no daemon is fine. */
+async function stopDaemon(ctx: CliContext): Promise<void> {
+	const options = { socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal };
+	let pid: number;
+	try {
+		pid = (await ipcRequest(options, { type: "status" })).status.pid;
+		await ipcRequest(options, { type: "stop" });
+	} catch (error) {
+		if (error instanceof CliError && error.code === "daemon-not-running") return;
+		throw error;
+	}
+	const deadline = ctx.clock.now() + DAEMON_EXIT_WAIT_MS;
+	while (isAlive({ pid }) && ctx.clock.now() < deadline) await ctx.clock.sleep(EXIT_POLL_MS, ctx.signal);
+	if (isAlive({ pid })) {
+		ctx.stderr.write(`warning: the chopin daemon (pid ${pid}) was asked to stop but still runs.\n`);
+		return;
+	}
+	ctx.stderr.write(`Stopped the chopin daemon (pid ${pid}).\n`);
 }

@@ -21,10 +21,10 @@ describe("run", () => {
 		expect(ctx.stdout.text()).toContain("$ chopin run");
 	});
 
-	test("run half: not built yet, says so", async () => {
+	test("run half: not paired, it starts nothing and says so (exit 3)", async () => {
 		ctx = createTestContext();
 		const error = await runCli(["run"], ctx).catch((e) => e);
-		expect(error).toMatchObject({ code: "not-implemented", exitCode: 1 });
-		expect(error.message).toContain("cannot start the daemon yet");
+		expect(error).toMatchObject({ code: "not-paired", exitCode: 3 });
+		expect(error.hint).toContain("chopin connect");
 	});
 });

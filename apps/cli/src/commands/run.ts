@@ -1,8 +1,8 @@
-// `chopin run`: the machine daemon in the foreground (what a service starts). Parse half only; the daemon is the next task.
+// `chopin run`: the machine daemon in the foreground (what a service starts); the daemon itself is daemon/daemon.ts.
 import { Command } from "commander";
 import { z } from "zod";
 import type { CliContext } from "../context";
-import { CliError } from "../errors";
+import { runDaemon } from "../daemon/daemon";
 import { parseOptions } from "../options";
 import { examples, type Run } from "./help";
 
@@ -17,18 +17,18 @@ export function runCommand(ctx: CliContext, run: Run<RunOptions> = runRun): Comm
 		)
 		.addHelpText(
 			"after",
-			examples([
-				["Run the daemon in this terminal (Ctrl-C stops it)", "chopin run"],
-				["Log more while investigating a problem", "CHOPIN_LOG_LEVEL=debug chopin run"],
-			]),
+			examples(
+				[
+					["Run the daemon in this terminal (Ctrl-C stops it)", "chopin run"],
+					["Log more while investigating a problem", "CHOPIN_LOG_LEVEL=debug chopin run"],
+				],
+				"It reconnects by itself after network failures and server restarts. It stops for good, with\nexit 10 (revoked), 11 (repository access lost), 12 (upgrade needed), 13 (pair again) or\n15 (another chopin process took this machine over); Ctrl-C and `chopin disconnect` end it with 0.",
+			),
 		)
 		.action(async () => run(parseOptions(runOptionsSchema, command.opts(), "run"), ctx));
 }
 
-export async function runRun(_options: RunOptions, _ctx: CliContext): Promise<void> {
-	throw new CliError(
-		"not-implemented",
-		"`chopin run` cannot start the daemon yet: the machine connection is not built in this version.",
-		"Nothing was started.",
-	);
+/** Serves until stopped (exit 0) or until the server refuses the machine for good (exit 10 to 13, 15). */
+export async function runRun(_options: RunOptions, ctx: CliContext): Promise<void> {
+	await runDaemon(ctx);
 }

@@ -6,8 +6,10 @@ import { type IpcServer, listenIpc } from "../ipc";
 import { machineConfigSchema, saveMachineConfig } from "../machine-config";
 import { ensurePrivateDir } from "../paths";
 import { runCli } from "../program";
+import { closedOrigin } from "../testing/closed-port";
 import { createTestContext, type TestContext } from "../testing/context";
 import { sampleCredential, TOKEN } from "../testing/credential";
+import { sampleDaemonStatus } from "../testing/daemon-status";
 import { parse } from "../testing/program";
 import { statusReportSchema } from "./status";
 
@@ -21,13 +23,17 @@ afterEach(async () => {
 
 const ENV_VALUE = "super-secret-env-value";
 
+/** Nothing listens there: status's call to the server is refused at once, and never leaves loopback. */
+let SERVER: string;
+
 function configure(): void {
-	saveCredential(ctx, sampleCredential());
+	SERVER = closedOrigin();
+	saveCredential(ctx, sampleCredential({ server: SERVER }));
 	saveMachineConfig(
 		ctx.paths,
 		machineConfigSchema.parse({
 			version: 1,
-			server: "https://chopin.example",
+			server: SERVER,
 			label: "laptop",
 			checkouts: [
 				{ path: "/src/score", repository: "octo-org/score", origin: "git@github.com:octo-org/score.git" },
@@ -43,7 +49,10 @@ function configure(): void {
 	);
 }
 
-async function startDaemon(version = "0.1.0"): Promise<void> {
+async function startDaemon(
+	version = "0.1.0",
+	overrides: Parameters<typeof sampleDaemonStatus>[0] = {},
+): Promise<void> {
 	ensurePrivateDir(ctx.paths.stateDir);
 	daemon = await listenIpc({
 		socket: ctx.paths.socket,
@@ -52,14 +61,14 @@ async function startDaemon(version = "0.1.0"): Promise<void> {
 			if (request.type !== "status") throw new Error("unexpected request");
 			return {
 				type: "status",
-				status: {
+				status: sampleDaemonStatus({
 					pid: 777,
 					version,
-					startedAt: "2026-01-01T00:00:00.000Z",
-					server: "https://chopin.example",
+					server: SERVER,
 					logFile: ctx.paths.logFile,
-					checkouts: [{ path: "/src/score", repository: "octo-org/score" }],
-				},
+					checkouts: [{ path: "/src/score", repository: "octo-org/score", access: "ok" }],
+					...overrides,
+				}),
 			};
 		},
 	});
@@ -106,8 +115,33 @@ describe("status: run half", () => {
 		const error = await status();
 		expect(error).toMatchObject({ code: "not-connected", exitCode: 4 });
 		expect(error?.hint).toBe("Start it with `chopin run` or `chopin service install`.");
-		expect(ctx.stdout.text()).toContain("Paired:     yes, with https://chopin.example as machine mch_123");
-		expect(ctx.stdout.text()).toContain("octo-org/score  /src/score");
+		const out = ctx.stdout.text();
+		expect(out).toContain(`Paired:     yes, with ${SERVER} as machine mch_123`);
+		expect(out).toContain("octo-org/score  /src/score  (not served by a daemon)");
+		// No daemon to say whose machine it is, and the server cannot be reached: unknown, and why.
+		expect(out).toContain(`Account:    unknown (Could not reach the Chopin server at ${SERVER}`);
+		expect(out).toContain("Connection: none (no daemon)");
+	});
+
+	test("a daemon that is reconnecting: not-connected (exit 4) with its last error", async () => {
+		ctx = createTestContext();
+		configure();
+		await startDaemon("0.1.0", {
+			connection: {
+				state: "waiting",
+				since: "2026-01-01T00:00:05.000Z",
+				lastContact: "2026-01-01T00:00:02.000Z",
+				attempts: 3,
+				nextAttemptAt: "2026-01-01T00:00:10.000Z",
+				lastError: "could not connect: connect ECONNREFUSED",
+			},
+		});
+		const error = await status();
+		expect(error).toMatchObject({ code: "not-connected", exitCode: 4 });
+		expect(error?.message).toContain("runs but is not connected");
+		expect(ctx.stdout.text()).toContain(
+			"Connection: reconnecting at 2026-01-01T00:00:10.000Z (attempt 4); last: could not connect",
+		);
 	});
 
 	test("paired with a running daemon: exit 0, the daemon's view of the checkouts", async () => {
@@ -118,6 +152,10 @@ describe("status: run half", () => {
 		const out = ctx.stdout.text();
 		expect(out).toContain("Daemon:     running, pid 777, version 0.1.0");
 		expect(out).not.toContain("restart pending");
+		expect(out).toContain('Account:    ana (machine mch_123 "laptop"), as the daemon says');
+		expect(out).toContain(
+			"octo-org/score  /src/score  (connected, last contact 2026-01-01T00:00:02.000Z, access ok)",
+		);
 		expect(out).toContain("ACP agent:  gemini --acp");
 		expect(out).toContain("Planner:    my-planner (agent copilot)");
 		expect(out).toContain("env API_KEY");
@@ -139,8 +177,55 @@ describe("status: run half", () => {
 		const report = statusReportSchema.parse(JSON.parse(ctx.stdout.text()));
 		expect(report.daemon).toMatchObject({ running: true, pid: 777, restartPending: false });
 		expect(report.credential).toMatchObject({ stored: true, valid: true, machineId: "mch_123" });
-		expect(report.machine).toMatchObject({ configured: true, planner: { envKeys: ["API_KEY"] } });
+		expect(report.config).toMatchObject({ configured: true, planner: { envKeys: ["API_KEY"] } });
+		expect(report.account).toEqual({ login: "ana", source: "daemon", problem: null });
+		expect(report.connection.state).toBe("connected");
+		expect(report.service).toEqual({ state: "not-installed" });
 		expect(ctx.stderr.text()).toBe("");
+	});
+
+	test("the --json shape is pinned: these keys, every one always present (docs/cli.md)", async () => {
+		ctx = createTestContext();
+		configure();
+		await startDaemon();
+		await status(["--json"]);
+		const report = statusReportSchema.parse(JSON.parse(ctx.stdout.text()));
+		expect(Object.keys(report)).toEqual([
+			"version",
+			"installMethod",
+			"server",
+			"account",
+			"machine",
+			"credential",
+			"config",
+			"daemon",
+			"connection",
+			"checkouts",
+			"runs",
+			"planners",
+			"logFile",
+			"service",
+		]);
+		expect(Object.keys(report.connection)).toEqual([
+			"state",
+			"since",
+			"lastContact",
+			"attempts",
+			"nextAttemptAt",
+			"lastError",
+		]);
+		expect(report.checkouts).toEqual([
+			{
+				path: "/src/score",
+				repository: "octo-org/score",
+				origin: "git@github.com:octo-org/score.git",
+				branch: null,
+				served: true,
+				state: "connected",
+				lastContact: "2026-01-01T00:00:02.000Z",
+				access: "ok",
+			},
+		]);
 	});
 
 	test("--json when not paired still prints the report, then fails with exit 3", async () => {

@@ -1,9 +1,10 @@
 // A real CliContext for tests: temp state/config dirs, captured stdout/stderr, a ManualClock, real spawn and log.
 import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { networkInterfaces, tmpdir } from "node:os";
 import { join } from "node:path";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { execa } from "execa";
+import { WebSocket } from "ws";
 import type { CliContext, Writer } from "../context";
 import { type CliLog, createLog, type LogOptions, Secrets } from "../log";
 import { type Platform, resolvePaths } from "../paths";
@@ -83,7 +84,10 @@ export function createTestContext(
 		clock,
 		paths,
 		fetch: globalThis.fetch,
+		openWebSocket: (url, protocols, socketOptions) => new WebSocket(url, protocols, socketOptions),
 		spawn: execa,
+		hostname: "test-host",
+		networkInterfaces,
 		version: "0.1.0",
 		execPath: process.execPath,
 		selfCommand: [process.execPath, join(import.meta.dir, "..", "main.ts")],

@@ -1,0 +1,257 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { ManualClock } from "@chopin/agent-link/clock";
+import { type GitHubEmulator, startGitHubEmulator } from "../../../server/src/testing/github-emulator";
+import { testFixture } from "../../../server/src/testing/github-emulator-test-kit";
+import { pageRequest } from "../../../server/src/testing/machines";
+import { startTestServer, type TestServer } from "../../../server/src/testing/server";
+import { signInWithGitHub } from "../../../server/src/testing/sign-in";
+import { credentialSchema } from "../credential";
+import { machineConfigSchema } from "../machine-config";
+import { eventually, killCliProcesses, readLog, runCliProcess, spawnCli } from "../testing/cli-process";
+import {
+	type CliHome,
+	type MachineServer,
+	makeCliHome,
+	pairHome,
+	startMachineServer,
+} from "../testing/machine-server";
+import { upgradeCommand } from "../version";
+
+const servers: MachineServer[] = [];
+const homes: CliHome[] = [];
+const github: { gh: GitHubEmulator; server: TestServer }[] = [];
+afterEach(async () => {
+	await killCliProcesses();
+	for (const s of servers.splice(0)) await s.server.close();
+	for (const g of github.splice(0)) {
+		await g.server.close();
+		g.gh.verify();
+		await g.gh.stop();
+	}
+	for (const h of homes.splice(0)) rmSync(h.root, { recursive: true, force: true });
+});
+
+async function serve(options: Parameters<typeof startMachineServer>[0] = {}): Promise<MachineServer> {
+	const machines = await startMachineServer(options);
+	servers.push(machines);
+	return machines;
+}
+
+async function home(): Promise<CliHome> {
+	const h = await makeCliHome();
+	homes.push(h);
+	return h;
+}
+
+/** Every file under a directory, with its text. */
+function filesUnder(dir: string): { file: string; text: string }[] {
+	if (!existsSync(dir)) return [];
+	return readdirSync(dir, { recursive: true, withFileTypes: true })
+		.filter((entry) => entry.isFile())
+		.map((entry) => join(entry.parentPath, entry.name))
+		.map((file) => ({ file, text: readFileSync(file, "utf8") }));
+}
+
+const PAIRING_LINE = /Open (\S+\/pair\/(prg_\w+)) and check the code ([A-Z0-9]{4}-[A-Z0-9]{4})\./;
+const TOKEN_SHAPES = [/chopin_[mp]_[A-Za-z0-9_-]{20,}/, /\bgh[pousr]_[A-Za-z0-9]{20,}/];
+
+describe("chopin connect: pairing end to end (local mode)", () => {
+	test("prints the link and code, the person confirms, and a 0600 credential is stored; nothing secret is shown", async () => {
+		const machines = await serve();
+		const h = await home();
+		const cli = spawnCli(
+			["connect", h.checkout, "--server", machines.server.url, "--no-run", "--label", "ana's laptop"],
+			h.env,
+		);
+		const [, link, pairingId, code] = await cli.waitFor(PAIRING_LINE);
+		expect(link).toBe(`${machines.target.publicUrl}/pair/${pairingId}`);
+		const confirmed = await machines.confirm(pairingId!, code!);
+		expect(confirmed.status).toBe(200);
+		expect(await cli.exited).toBe(0);
+
+		expect(cli.stdout()).toBe("");
+		expect(cli.stderr()).toContain(
+			`Paired: this computer is ana's machine "ana's laptop" on ${machines.server.url}.`,
+		);
+		expect(cli.stderr()).toContain("Start serving with `chopin run`");
+		const file = h.paths.credentialFile;
+		expect(statSync(file).mode & 0o777).toBe(0o600);
+		const credential = credentialSchema.parse(JSON.parse(readFileSync(file, "utf8")));
+		expect(credential.server).toBe(machines.server.url);
+		const config = machineConfigSchema.parse(JSON.parse(readFileSync(h.paths.machineConfigFile, "utf8")));
+		expect(config).toMatchObject({
+			server: machines.server.url,
+			label: "ana's laptop",
+			checkouts: [{ path: h.checkout, repository: "octo/score", origin: "git@github.com:octo/score.git" }],
+		});
+		expect(statSync(h.paths.machineConfigFile).mode & 0o777).toBe(0o600);
+
+		// The credential works: the server knows the machine as ana's.
+		const machine = machines.server.context.machines;
+		expect((await machine.list("ana")).map((m) => m.id)).toContain(credential.machineId);
+
+		// Every request named the client.
+		const pairingRequests = machines.server.logs.filter(
+			(l) => l.msg === "request" && String(l.path).startsWith("/api/connector/pairings"),
+		);
+		expect(pairingRequests.every((l) => l.status !== 400)).toBe(true);
+
+		// Nothing secret in the output or in any file but credential.json.
+		const outputs = [cli.stdout(), cli.stderr()];
+		const files = filesUnder(h.paths.stateDir).filter((f) => f.file !== file);
+		expect(files.some((f) => f.file.endsWith("chopin.log"))).toBe(true);
+		for (const text of [
+			...outputs,
+			...files.map((f) => f.text),
+			...filesUnder(h.paths.configDir).map((f) => f.text),
+		]) {
+			expect(text).not.toContain(credential.token);
+			for (const shape of TOKEN_SHAPES) expect(text).not.toMatch(shape);
+		}
+		const log = readLog(h.paths.logFile);
+		expect(log.some((l) => l.msg === "pairing claimed")).toBe(true);
+	}, 30_000);
+
+	test("Ctrl-C while waiting: exit 130, nothing stored", async () => {
+		const machines = await serve();
+		const h = await home();
+		const cli = spawnCli(["connect", h.checkout, "--server", machines.server.url], h.env);
+		await cli.waitFor(PAIRING_LINE);
+		cli.kill("SIGINT");
+		expect(await cli.exited).toBe(130);
+		expect(cli.stderr()).toContain("Cancelled: nothing was stored.");
+		expect(existsSync(h.paths.credentialFile)).toBe(false);
+		expect(existsSync(h.paths.machineConfigFile)).toBe(false);
+	}, 30_000);
+
+	test("a pairing nobody confirms expires: pairing-expired, exit 1, nothing stored", async () => {
+		const clock = new ManualClock();
+		const machines = await serve({ clock });
+		const h = await home();
+		const cli = spawnCli(["connect", h.checkout, "--server", machines.server.url], h.env);
+		await cli.waitFor(PAIRING_LINE);
+		await clock.advance(5 * 60_000 + 1);
+		expect(await cli.exited).toBe(1);
+		expect(cli.stderr()).toContain(
+			"error: The pairing expired before anyone confirmed it; nothing was stored.",
+		);
+		expect(cli.stderr()).toContain("hint: Run `chopin connect` again");
+		expect(existsSync(h.paths.credentialFile)).toBe(false);
+	}, 30_000);
+
+	test("a server that needs a newer chopin: exit 12 with the exact upgrade command", async () => {
+		const machines = await serve({ env: { MIN_CLI_VERSION: "9.0.0" } });
+		const h = await home();
+		const result = await runCliProcess(["connect", h.checkout, "--server", machines.server.url], h.env);
+		expect(result.code).toBe(12);
+		const command = upgradeCommand("source", {
+			execPath: process.execPath,
+			main: join(import.meta.dir, "..", "main.ts"),
+			platform: "linux",
+			home: h.env.HOME!,
+			server: machines.server.url,
+			version: "9.0.0",
+		});
+		expect(result.stderr).toBe(
+			`error: ${machines.server.url} needs chopin 9.0.0 or newer, and this is chopin 0.1.0: upgrade with \`${command}\`.\nhint: Run \`${command}\`, then start chopin again.\n`,
+		);
+		expect(existsSync(h.paths.credentialFile)).toBe(false);
+	}, 30_000);
+
+	test("paired with another server: paired-elsewhere, naming chopin disconnect", async () => {
+		const machines = await serve();
+		const other = await serve();
+		const h = await home();
+		await pairHome(machines, h);
+		const result = await runCliProcess(
+			["connect", h.checkout, "--server", other.server.url, "--no-run"],
+			h.env,
+		);
+		expect(result.code).toBe(1);
+		expect(result.stderr).toContain(
+			`error: This machine is paired with ${machines.server.url}, not ${other.server.url}.`,
+		);
+		expect(result.stderr).toContain("hint: Run `chopin disconnect` first");
+	}, 30_000);
+
+	test("paired already with this server: no new pairing, the checkout is added, idempotently", async () => {
+		const machines = await serve();
+		const h = await home();
+		await pairHome(machines, h);
+		const other = await h.makeCheckout("other", "octo/other");
+		for (let i = 0; i < 2; i++) {
+			const result = await runCliProcess(["connect", other, "--no-run"], h.env);
+			expect(result.code).toBe(0);
+			expect(result.stderr).toContain(`already paired with ${machines.server.url}: no new pairing is needed`);
+		}
+		const config = machineConfigSchema.parse(JSON.parse(readFileSync(h.paths.machineConfigFile, "utf8")));
+		expect(config.checkouts.map((c) => c.repository)).toEqual(["octo/score", "octo/other"]);
+		expect(machines.requests("/api/connector/pairings")).toHaveLength(1); // pairHome's, none by the CLI
+	}, 30_000);
+
+	test("a revoked pairing is replaced by a new one", async () => {
+		const machines = await serve();
+		const h = await home();
+		const { machineId } = await pairHome(machines, h);
+		expect((await machines.revoke(machineId)).status).toBe(204);
+		const cli = spawnCli(["connect", h.checkout, "--no-run"], h.env);
+		const [, , pairingId, code] = await cli.waitFor(PAIRING_LINE);
+		expect(cli.stderr()).toContain(
+			"no longer accepts the stored credential (machine-revoked): pairing again.",
+		);
+		await machines.confirm(pairingId!, code!);
+		expect(await cli.exited).toBe(0);
+		const credential = credentialSchema.parse(JSON.parse(readFileSync(h.paths.credentialFile, "utf8")));
+		expect(credential.machineId).not.toBe(machineId);
+		await eventually("the new machine", async () =>
+			(await machines.server.context.machines.list("ana")).some((m) => m.id === credential.machineId),
+		);
+	}, 30_000);
+});
+
+describe("chopin connect: pairing in GitHub mode, through the emulator", () => {
+	test("the person confirms, the browser grants the machine its own authorization, and the CLI claims it", async () => {
+		const PUBLIC_URL = "http://chopin.test";
+		const fixture = testFixture();
+		fixture.apps[0]!.redirectUri = PUBLIC_URL;
+		const gh = await startGitHubEmulator({ fixture });
+		const server = await startTestServer({ env: { PUBLIC_URL, ...gh.env() } });
+		github.push({ gh, server });
+		const target = { fetch: (req: Request) => server.fetch(req), publicUrl: PUBLIC_URL };
+		const h = await home();
+		const checkout = await h.makeCheckout("team-score", "score-team/score");
+
+		const cli = spawnCli(["connect", checkout, "--server", server.url, "--no-run"], h.env);
+		const [, link, pairingId, code] = await cli.waitFor(PAIRING_LINE);
+		expect(link).toBe(`${PUBLIC_URL}/pair/${pairingId}`);
+		const { jar } = await signInWithGitHub(target, "hubot");
+		const confirmed = await pageRequest(target, jar, "POST", `/api/connector/pairings/${pairingId}/confirm`, {
+			code,
+			autoRun: false,
+		});
+		const answer = (await confirmed.json()) as { status: string; location: string };
+		expect(answer.status).toBe("authorize");
+		const location = new URL(answer.location, PUBLIC_URL);
+		const grant = await signInWithGitHub(target, "hubot", {
+			jar,
+			intent: location.searchParams.get("intent")!,
+			next: location.searchParams.get("next")!,
+		});
+		expect(grant.callback.status).toBe(302);
+		expect(await cli.exited).toBe(0);
+		expect(cli.stderr()).toContain(`Paired: this computer is hubot's machine`);
+		const credential = credentialSchema.parse(JSON.parse(readFileSync(h.paths.credentialFile, "utf8")));
+		expect(statSync(h.paths.credentialFile).mode & 0o777).toBe(0o600);
+		const row = await server.context.store.one(
+			server.context.store
+				.sql`SELECT kind, login FROM machine_authorizations WHERE machine_id = ${credential.machineId}`,
+		);
+		expect(row).toMatchObject({ kind: "github", login: "hubot" });
+		for (const text of [cli.stdout(), cli.stderr(), readFileSync(h.paths.logFile, "utf8")]) {
+			expect(text).not.toContain(credential.token);
+			for (const shape of TOKEN_SHAPES) expect(text).not.toMatch(shape);
+		}
+	}, 30_000);
+});

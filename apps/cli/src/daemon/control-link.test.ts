@@ -1,0 +1,275 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { reconnectBackoff } from "@chopin/agent-link/backoff";
+import { ManualClock } from "@chopin/agent-link/clock";
+import { WebSocket } from "ws";
+import { helloMachine, LOCAL_ENV, pairLocally } from "../../../server/src/testing/machines";
+import { startTestServer, type TestServer } from "../../../server/src/testing/server";
+import { signInLocally } from "../../../server/src/testing/sign-in";
+import { createLog, Secrets } from "../log";
+import { finalRefusalError } from "../server-errors";
+import { eventually } from "../testing/cli-process";
+import { makeTempDir } from "../testing/context";
+import { TcpProxy } from "../testing/tcp-proxy";
+import { ControlLink, type LinkEvent, type MachineState } from "./control-link";
+import { ManualTrigger } from "./triggers";
+
+const open: { close(): Promise<void> | void }[] = [];
+afterEach(async () => {
+	for (const thing of open.splice(0).reverse()) await thing.close();
+});
+
+const STATE: MachineState = {
+	checkouts: [{ path: "/src/score", repository: "octo/score" }],
+	runs: [],
+	planners: [],
+	sandbox: { kind: "none" },
+};
+
+async function pairedServer(
+	options: { clock?: ManualClock } = {},
+): Promise<{ server: TestServer; credential: string; machineId: string }> {
+	const server = await startTestServer({ env: LOCAL_ENV, clock: options.clock });
+	open.push(server);
+	const target = { fetch: (req: Request) => server.fetch(req), publicUrl: server.context.config.publicUrl };
+	const { jar } = await signInLocally(target, "ana");
+	const paired = await pairLocally(target, jar);
+	return { server, credential: paired.credential, machineId: paired.machineId };
+}
+
+/** A link on a ManualClock, its events recorded; jitter fixed at 1 so the delays are the schedule's own. */
+function link(
+	server: string,
+	credential: string,
+	overrides: Partial<ConstructorParameters<typeof ControlLink>[0]> = {},
+) {
+	const clock = new ManualClock();
+	const dir = makeTempDir("chopin-link-");
+	const log = createLog({ file: `${dir}/chopin.log`, secrets: new Secrets(), clock });
+	open.push({ close: () => log.close() });
+	const wake = new ManualTrigger();
+	const network = new ManualTrigger();
+	const events: LinkEvent[] = [];
+	const listeners = new Set<() => void>();
+	const control = new ControlLink({
+		server,
+		token: credential,
+		client: "chopin/0.1.0 (linux-x64; source)",
+		open: (url, protocols, options) => new WebSocket(url, protocols, options),
+		clock,
+		log: log.logger,
+		backoff: reconnectBackoff({ random: () => 1 }),
+		state: () => STATE,
+		finalError: (code, message) =>
+			finalRefusalError(code, message, {
+				server,
+				version: "0.1.0",
+				upgrade: {
+					installMethod: "npm",
+					execPath: "/x/chopin",
+					selfCommand: ["/x/chopin"],
+					platform: "linux",
+					home: "/home/x",
+				},
+			}),
+		triggers: [wake, network],
+		...overrides,
+		onEvent: (event) => {
+			events.push(event);
+			for (const listener of [...listeners]) listener();
+		},
+	});
+	let seen = 0;
+	/** The next event of this type after the ones already taken. */
+	const next = <T extends LinkEvent["type"]>(type: T): Promise<Extract<LinkEvent, { type: T }>> =>
+		new Promise((resolve) => {
+			const check = () => {
+				const index = events.findIndex((e, i) => i >= seen && e.type === type);
+				if (index < 0) return;
+				seen = index + 1;
+				listeners.delete(check);
+				resolve(events[index] as Extract<LinkEvent, { type: T }>);
+			};
+			listeners.add(check);
+			check();
+		});
+	return { control, clock, wake, network, events, next };
+}
+
+describe("the reconnect schedule, on a ManualClock against a server that is down", () => {
+	test("1, 2, 5, 10, 20, 30, 60, 60 s; a wake or a network change tries at once, without waiting", async () => {
+		const { server, credential } = await pairedServer();
+		const url = server.url;
+		await server.close(); // down: every attempt is refused at once
+		const l = link(url, credential);
+		const running = l.control.run();
+		const delays: number[] = [];
+		for (let i = 0; i < 8; i++) {
+			const waiting = await l.next("waiting");
+			delays.push(waiting.delayMs);
+			expect(l.control.snapshot()).toMatchObject({ state: "waiting", attempts: i + 1 });
+			await l.clock.advance(waiting.delayMs);
+		}
+		expect(delays).toEqual([1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 60_000, 60_000]);
+		// No real waiting happened: the clock moved only as far as the schedule.
+		expect(l.clock.now() - Date.UTC(2026, 0, 1)).toBe(delays.reduce((a, b) => a + b, 0));
+
+		// Waiting a minute; the machine wakes from sleep: an attempt now, the clock unmoved.
+		const waiting = await l.next("waiting");
+		expect(waiting.delayMs).toBe(60_000);
+		const before = l.clock.now();
+		l.wake.fire("woke up after 3600 s");
+		expect(await l.next("attempt")).toMatchObject({ attempt: 10 });
+		expect((await l.next("waiting")).delayMs).toBe(60_000);
+		l.network.fire("the network interfaces changed");
+		expect(await l.next("attempt")).toMatchObject({ attempt: 11 });
+		expect((await l.next("waiting")).delayMs).toBe(60_000);
+		expect(l.clock.now()).toBe(before);
+		expect(l.control.snapshot().lastError).toContain("could not connect");
+
+		await l.control.stop();
+		await running;
+		expect(l.control.snapshot().state).toBe("stopped");
+	}, 20_000);
+});
+
+describe("a live server", () => {
+	test("welcome resets the schedule; a 1012 close tries again at once, then from the first step", async () => {
+		const { server, credential, machineId } = await pairedServer();
+		const l = link(server.url, credential);
+		const running = l.control.run();
+		const connected = await l.next("connected");
+		expect(connected.welcome.machine).toMatchObject({ id: machineId, owner: "ana" });
+		expect(l.control.snapshot()).toMatchObject({ state: "connected", attempts: 0 });
+
+		await server.restart();
+		const ended = await l.next("ended");
+		expect(ended.outcome).toMatchObject({ kind: "closed", code: 1012, restartingWithinMs: 10_000 });
+		expect(await l.next("waiting")).toMatchObject({ delayMs: 0, why: "the server is restarting" });
+		// The immediate attempt raced the new process; whatever it met, the next wait is the first step.
+		const attempt = await l.next("attempt");
+		expect(attempt.attempt).toBe(1);
+		const after = await Promise.race([l.next("connected"), l.next("waiting")]);
+		if (after.type === "waiting") {
+			expect(after.delayMs).toBe(1_000);
+			await l.clock.advance(1_000);
+			await l.next("connected");
+		}
+		await eventually("the machine online again", () => server.context.machines.control.isOnline(machineId));
+		await l.control.stop();
+		await running;
+	}, 20_000);
+
+	test("a silent channel (no ping, no frame) is dropped after the silence limit and reconnected", async () => {
+		// The server's pings run on its own ManualClock, which nobody advances: it never pings.
+		const { server, credential, machineId } = await pairedServer({ clock: new ManualClock() });
+		const l = link(server.url, credential, { silenceMs: 37_500 });
+		const running = l.control.run();
+		await l.next("connected");
+		await l.clock.advance(37_499);
+		expect(l.control.snapshot().state).toBe("connected");
+		await l.clock.advance(1);
+		expect((await l.next("ended")).outcome).toMatchObject({ kind: "closed", silent: true, welcomed: true });
+		expect((await l.next("waiting")).delayMs).toBe(1_000);
+		await l.clock.advance(1_000);
+		await l.next("connected");
+		await eventually("the new socket online", () => server.context.machines.control.isOnline(machineId));
+		await l.control.stop();
+		await running;
+	}, 20_000);
+
+	test("through a stalled network: a wake probe drops the dead socket, and the pending attempt completes on restore", async () => {
+		const { server, credential, machineId } = await pairedServer();
+		const proxy = await TcpProxy.start({ host: "127.0.0.1", port: server.port });
+		open.push(proxy);
+		const l = link(proxy.url, credential, { probeMs: 5_000 });
+		const running = l.control.run();
+		await l.next("connected");
+
+		// A live socket answers the probe: nothing happens.
+		await l.clock.advance(1);
+		const heard = l.control.snapshot().lastContact ?? 0;
+		l.network.fire("the network interfaces changed");
+		await eventually("the pong", () => (l.control.snapshot().lastContact ?? 0) > heard);
+		await l.clock.advance(5_000);
+		expect(l.control.snapshot().state).toBe("connected");
+
+		proxy.blackhole();
+		l.wake.fire("woke up after 600 s");
+		await l.clock.advance(5_000);
+		expect((await l.next("ended")).outcome).toMatchObject({ kind: "ended", why: "probe" });
+		expect((await l.next("waiting")).delayMs).toBe(0);
+		const accepted = proxy.accepted;
+		await l.next("attempt");
+		await eventually("the new attempt reaching the stalled proxy", () => proxy.accepted > accepted);
+		expect(l.control.snapshot().state).toBe("connecting");
+		proxy.restore();
+		await l.next("connected");
+		await eventually("online again", () => server.context.machines.control.isOnline(machineId));
+		await l.control.stop();
+		await running;
+	}, 20_000);
+});
+
+describe("final refusals end the link with their CliError", () => {
+	test("revoked while connected: machine-revoked, and no further attempt", async () => {
+		const { server, credential, machineId } = await pairedServer();
+		const l = link(server.url, credential);
+		const ended = l.control.run().then(
+			() => undefined,
+			(e: unknown) => e,
+		);
+		await l.next("connected");
+		await server.context.machines.revoke(machineId);
+		const error = await ended;
+		expect(error).toMatchObject({ code: "machine-revoked", exitCode: 10 });
+		expect(l.events.filter((e) => e.type === "attempt")).toHaveLength(1);
+		expect(l.events.some((e) => e.type === "waiting")).toBe(false);
+	});
+
+	test("a revoked credential is refused at the upgrade: machine-revoked at once", async () => {
+		const { server, credential, machineId } = await pairedServer();
+		await server.context.machines.revoke(machineId);
+		const error = await link(server.url, credential)
+			.control.run()
+			.catch((e) => e);
+		expect(error).toMatchObject({ code: "machine-revoked", exitCode: 10 });
+	});
+
+	test("another process with the same credential takes over (4409): machine-replaced, exit 15", async () => {
+		const { server, credential } = await pairedServer();
+		const l = link(server.url, credential);
+		const ended = l.control.run().then(
+			() => undefined,
+			(e: unknown) => e,
+		);
+		await l.next("connected");
+		const other = await helloMachine(server.url, credential);
+		open.push({ close: () => other.client.close() });
+		const error = (await ended) as Error;
+		expect(error).toMatchObject({ code: "machine-replaced", exitCode: 15 });
+		expect(error.message).toContain("Another chopin process");
+	});
+
+	test("no checkout's repository the owner may push to: repository-access-lost, exit 11", async () => {
+		const { server, credential } = await pairedServer();
+		const l = link(server.url, credential, {
+			state: () => ({ ...STATE, checkouts: [{ path: "/src/secret", repository: "octo/secret" }] }),
+		});
+		const error = await l.control.run().catch((e) => e);
+		expect(error).toMatchObject({ code: "repository-access-lost", exitCode: 11 });
+		expect(error.message).toContain("ana can no longer push to octo/secret");
+	});
+
+	test("a server on a newer minimum: client-version-refused with this install's upgrade command", async () => {
+		const server = await startTestServer({ env: { ...LOCAL_ENV, MIN_CLI_VERSION: "0.1.5" } });
+		open.push(server);
+		const target = { fetch: (req: Request) => server.fetch(req), publicUrl: server.context.config.publicUrl };
+		const { jar } = await signInLocally(target, "ana");
+		const { credential } = await pairLocally(target, jar);
+		const error = await link(server.url, credential)
+			.control.run()
+			.catch((e) => e);
+		expect(error).toMatchObject({ code: "client-version-refused", exitCode: 12 });
+		expect(error.message).toContain("npm install -g @chopin/cli@0.1.5");
+	});
+});

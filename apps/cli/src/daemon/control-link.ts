@@ -1,0 +1,313 @@
+// The daemon's control channel kept up: one socket at a time, transient failures retried on the reconnect schedule
+// (at once after a 1012, a wake or a network change), and the four final refusals ending it with their CliError.
+import type { Backoff } from "@chopin/agent-link/backoff";
+import type { Clock, Timer } from "@chopin/agent-link/clock";
+import {
+	type Assignment,
+	MACHINE_CLOSE,
+	MACHINE_REFUSALS,
+	type MachineClientMessage,
+	type MachineServerMessage,
+} from "@chopin/agent-link/machine";
+import type { OpenWebSocket } from "../context";
+import { CliError } from "../errors";
+import type { Logger } from "../log";
+import { isFinalRefusal } from "../server-errors";
+import { Channel, type ChannelOutcome } from "./channel";
+import type { Trigger } from "./triggers";
+
+type Welcome = Extract<MachineServerMessage, { type: "welcome" }>;
+type RefusalCode = keyof typeof MACHINE_REFUSALS;
+/** What hello and report carry: the machine's complete state. */
+export type MachineState = Omit<Extract<MachineClientMessage, { type: "report" }>, "type">;
+
+export type LinkState = "connecting" | "connected" | "waiting" | "stopped";
+
+export interface LinkSnapshot {
+	state: LinkState;
+	/** When the state began. */
+	since: number;
+	/** Attempts since the last welcome (0 while connected). */
+	attempts: number;
+	/** The last frame heard from the server. */
+	lastContact: number | undefined;
+	nextAttemptAt: number | undefined;
+	/** Why the last attempt or connection ended, while not connected. */
+	lastError: string | undefined;
+	welcome: Welcome | undefined;
+	/** The documents the server asks this machine to run (the welcome's, then each `planners`). */
+	planners: Assignment[];
+}
+
+/** What the loop did, for the log and for tests that follow the schedule without timing it. */
+export type LinkEvent =
+	| { type: "attempt"; attempt: number }
+	| { type: "connected"; welcome: Welcome }
+	| { type: "ended"; outcome: ChannelOutcome }
+	| { type: "waiting"; delayMs: number; why: string };
+
+export interface ControlLinkOptions {
+	server: string;
+	token: string;
+	/** The Chopin-Client header. */
+	client: string;
+	open: OpenWebSocket;
+	clock: Clock;
+	log: Logger;
+	backoff: Backoff;
+	state(): MachineState;
+	/** A final refusal (revoked, reauthorize, version, access lost) as the CliError to end with. */
+	finalError(code: RefusalCode, message: string): CliError;
+	/** A wake from sleep or a network change: retry at once, or probe a socket that may be dead. */
+	triggers?: readonly Trigger[];
+	handshakeTimeoutMs?: number;
+	silenceMs?: number;
+	probeMs?: number;
+	onEvent?(event: LinkEvent): void;
+	onMessage?(message: MachineServerMessage): void;
+}
+
+/**
+ * Tens of seconds: an attempt through a stalled network stays pending, so the moment the network
+ * is back it completes instead of failing and waiting out the schedule.
+ */
+export const HANDSHAKE_TIMEOUT_MS = 30_000;
+/** 2.5 times the server's 15 s ping interval: two pings missed, and a slow third. */
+export const SILENCE_MS = 37_500;
+/** After a wake or a network change, a live socket answers a ping well within this. */
+export const PROBE_MS = 5_000;
+
+const CLOSE_TO_REFUSAL = new Map<number, RefusalCode>(
+	Object.entries(MACHINE_REFUSALS).map(([code, r]) => [r.close, code as RefusalCode]),
+);
+
+export class ControlLink {
+	readonly #o: ControlLinkOptions;
+	#state: LinkState = "connecting";
+	#since: number;
+	#attempts = 0;
+	#lastContact: number | undefined;
+	#nextAttemptAt: number | undefined;
+	#lastError: string | undefined;
+	#welcome: Welcome | undefined;
+	#planners: Assignment[] = [];
+	#channel: Channel | undefined;
+	#stopping = false;
+	#wakeWait: (() => void) | undefined;
+	#unsubscribe: (() => void)[] = [];
+	/** The state as the server last heard it (hello or report). */
+	#lastSent: string | undefined;
+
+	constructor(options: ControlLinkOptions) {
+		this.#o = options;
+		this.#since = options.clock.now();
+	}
+
+	snapshot(): LinkSnapshot {
+		return {
+			state: this.#state,
+			since: this.#since,
+			attempts: this.#attempts,
+			lastContact: this.#lastContact,
+			nextAttemptAt: this.#state === "waiting" ? this.#nextAttemptAt : undefined,
+			lastError: this.#state === "connected" ? undefined : this.#lastError,
+			welcome: this.#welcome,
+			planners: this.#planners,
+		};
+	}
+
+	/** Keeps the channel up until stop() (resolves) or a final refusal (rejects with its CliError). */
+	async run(): Promise<void> {
+		for (const trigger of this.#o.triggers ?? [])
+			this.#unsubscribe.push(trigger.subscribe((why) => this.#triggered(why)));
+		try {
+			while (!this.#stopping) {
+				const started = this.#o.clock.now();
+				const outcome = await this.#attempt();
+				if (outcome.kind === "ended" && outcome.why === "stop") break;
+				const final = this.#finalError(outcome);
+				if (final) {
+					this.#o.log.error({ code: final.code }, final.message);
+					throw final;
+				}
+				this.#lastError = describeOutcome(outcome);
+				this.#o.log.info({ outcome: summary(outcome), reason: this.#lastError }, "control channel down");
+				if (this.#stopping) break;
+				const { delayMs, why } = this.#delay(outcome, started);
+				this.#o.onEvent?.({ type: "waiting", delayMs, why });
+				this.#o.log.info({ delayMs, why }, delayMs === 0 ? "reconnecting at once" : "reconnecting later");
+				if (delayMs > 0) await this.#wait(delayMs);
+			}
+		} finally {
+			this.#setState("stopped");
+			for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
+		}
+	}
+
+	/** Closes the channel with 1000 and ends run(). */
+	async stop(): Promise<void> {
+		this.#stopping = true;
+		this.#wakeWait?.();
+		await this.#channel?.close();
+	}
+
+	/**
+	 * Sends the machine's state as a report when it changed since the server last heard it and the
+	 * channel is up (the next hello carries it otherwise).
+	 */
+	report(): void {
+		const state = this.#o.state();
+		const text = JSON.stringify(state);
+		if (text === this.#lastSent) return;
+		if (this.#channel?.send({ type: "report", ...state })) {
+			this.#lastSent = text;
+			this.#o.log.debug("report sent");
+		}
+	}
+
+	async #attempt(): Promise<ChannelOutcome> {
+		const o = this.#o;
+		this.#attempts += 1;
+		this.#setState("connecting");
+		o.onEvent?.({ type: "attempt", attempt: this.#attempts });
+		o.log.info({ server: o.server, attempt: this.#attempts }, "connecting to the server");
+		const channel = new Channel({
+			url: o.server,
+			headers: { authorization: `Bearer ${o.token}`, "chopin-client": o.client },
+			open: o.open,
+			clock: o.clock,
+			log: o.log,
+			handshakeTimeoutMs: o.handshakeTimeoutMs ?? HANDSHAKE_TIMEOUT_MS,
+			silenceMs: o.silenceMs ?? SILENCE_MS,
+			hello: () => {
+				const state = o.state();
+				this.#lastSent = JSON.stringify(state);
+				return { type: "hello", version: 1, ...state };
+			},
+			onWelcome: (welcome) => this.#welcomed(welcome),
+			onMessage: (message) => {
+				if (message.type === "planners") this.#planners = message.planners;
+				o.onMessage?.(message);
+			},
+			onContact: (at) => {
+				this.#lastContact = at;
+			},
+		});
+		this.#channel = channel;
+		const outcome = await channel.done;
+		this.#channel = undefined;
+		o.onEvent?.({ type: "ended", outcome });
+		return outcome;
+	}
+
+	#welcomed(welcome: Welcome): void {
+		this.#welcome = welcome;
+		this.#planners = welcome.planners;
+		// The schedule starts over after a connection the server welcomed.
+		this.#o.backoff.reset();
+		this.#attempts = 0;
+		this.#setState("connected");
+		this.#o.log.info(
+			{ machine: welcome.machine.id, owner: welcome.machine.owner, planners: welcome.planners.length },
+			"connected",
+		);
+		this.#o.onEvent?.({ type: "connected", welcome });
+		// Whatever changed while the hello was on its way goes out now.
+		this.report();
+	}
+
+	#finalError(outcome: ChannelOutcome): CliError | undefined {
+		const o = this.#o;
+		if (outcome.kind === "refused" && isFinalRefusal(outcome.body?.code)) {
+			return o.finalError(outcome.body.code, outcome.body.message);
+		}
+		if (outcome.kind !== "closed") return undefined;
+		if (outcome.code === MACHINE_CLOSE.replaced) {
+			return new CliError(
+				"machine-replaced",
+				`Another chopin process connected to ${o.server} with this machine's credential and now serves it, so this one stopped.`,
+				"One daemon serves a machine. If the state directory was copied to another computer, run `chopin disconnect` on one of them and pair it on its own.",
+			);
+		}
+		const code = outcome.revoked?.code ?? CLOSE_TO_REFUSAL.get(outcome.code);
+		return code ? o.finalError(code, outcome.revoked?.message ?? outcome.reason) : undefined;
+	}
+
+	/** How long to wait before the next attempt, and why. */
+	#delay(outcome: ChannelOutcome, started: number): { delayMs: number; why: string } {
+		const { clock, backoff } = this.#o;
+		if (outcome.kind === "ended") return { delayMs: 0, why: "the network changed or the machine woke up" };
+		if (
+			outcome.kind === "closed" &&
+			(outcome.code === MACHINE_CLOSE.restarting || outcome.restartingWithinMs !== undefined)
+		) {
+			// A proxy in front of Chopin holds the upgrade until the new process answers: do not wait.
+			return { delayMs: 0, why: "the server is restarting" };
+		}
+		let delayMs = backoff.next();
+		// An attempt that never got going already waited its share (a stalled network holds it for
+		// up to the handshake timeout): the schedule counts from when it started.
+		if (outcome.kind !== "closed") delayMs = Math.max(0, delayMs - (clock.now() - started));
+		const retryAfter = outcome.kind === "refused" ? outcome.body?.retryAfter : undefined;
+		if (retryAfter !== undefined) delayMs = Math.max(delayMs, retryAfter * 1000);
+		return { delayMs, why: "schedule" };
+	}
+
+	#wait(delayMs: number): Promise<void> {
+		const { clock } = this.#o;
+		this.#nextAttemptAt = clock.now() + delayMs;
+		this.#setState("waiting");
+		return new Promise<void>((resolve) => {
+			let timer: Timer | undefined;
+			const done = () => {
+				timer?.cancel();
+				this.#wakeWait = undefined;
+				resolve();
+			};
+			this.#wakeWait = done;
+			timer = clock.setTimeout(done, delayMs);
+		});
+	}
+
+	#triggered(why: string): void {
+		if (this.#stopping) return;
+		this.#o.log.info({ why, state: this.#state }, "network change or wake-up noticed");
+		if (this.#state === "waiting") this.#wakeWait?.();
+		else this.#channel?.probe(this.#o.probeMs ?? PROBE_MS);
+	}
+
+	#setState(state: LinkState): void {
+		if (this.#state === state) return;
+		this.#state = state;
+		this.#since = this.#o.clock.now();
+	}
+}
+
+/** One sentence for status and the log: why the channel is down. */
+export function describeOutcome(outcome: ChannelOutcome): string {
+	switch (outcome.kind) {
+		case "refused":
+			return `the server refused the connection (HTTP ${outcome.status}${outcome.body ? `, ${outcome.body.code}: ${outcome.body.message}` : ""})`;
+		case "failed":
+			return `could not connect: ${outcome.reason}`;
+		case "closed":
+			if (outcome.silent) return "nothing came from the server for too long";
+			if (outcome.code === MACHINE_CLOSE.restarting) return "the server is restarting";
+			return `the connection closed (${outcome.code}${outcome.reason ? ` ${outcome.reason}` : ""})`;
+		case "ended":
+			return outcome.why === "stop" ? "stopped" : "the network changed or the machine woke up";
+	}
+}
+
+function summary(outcome: ChannelOutcome): Record<string, unknown> {
+	switch (outcome.kind) {
+		case "refused":
+			return { kind: outcome.kind, status: outcome.status, code: outcome.body?.code };
+		case "failed":
+			return { kind: outcome.kind, reason: outcome.reason };
+		case "closed":
+			return { kind: outcome.kind, code: outcome.code, silent: outcome.silent ?? false };
+		case "ended":
+			return { kind: outcome.kind, why: outcome.why };
+	}
+}

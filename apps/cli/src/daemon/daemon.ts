@@ -1,0 +1,167 @@
+// The machine daemon (`chopin run`): one per state dir, a lock per checkout, the control socket, and the control
+// channel kept up until it is stopped (exit 0) or the server refuses the machine for good (its exit code).
+import { reconnectBackoff } from "@chopin/agent-link/backoff";
+import type { Assignment, MachineServerMessage, PlannerState, RunState } from "@chopin/agent-link/machine";
+import { clientHeader } from "../client-info";
+import type { CliContext } from "../context";
+import { requireCredential } from "../credential";
+import { type IpcServer, listenIpc } from "../ipc";
+import { lockDaemon } from "../lock";
+import { loadMachineConfig } from "../machine-config";
+import { finalRefusalError } from "../server-errors";
+import { ServedCheckouts } from "./checkouts";
+import { ControlLink, type LinkEvent, type MachineState } from "./control-link";
+import { controlRequests, daemonStatus } from "./requests";
+import { type SandboxReport, sandboxKind } from "./sandbox-kind";
+import { daemonSettings } from "./settings";
+import { NetworkWatcher, type Trigger, WakeDetector } from "./triggers";
+
+/** What the next tasks and the tests plug in; every field has a working default. */
+export interface DaemonSeams {
+	/** What says "the network is probably back": by default a wake-from-sleep detector and a network watcher. */
+	triggers?: readonly Trigger[];
+	/** Jitter's randomness (Math.random). */
+	random?: () => number;
+	/** The Planner backends' states, for hello and report (none until the next task runs them). */
+	planners?: () => PlannerState[];
+	/** The builds' states (none yet). */
+	runs?: () => RunState[];
+	/** The documents the server asks this machine to run, each time the set changes. */
+	onAssignments?: (assignments: Assignment[]) => void;
+	which?: (command: string) => string | null;
+	/** Told once the daemon serves its socket and holds its checkouts. */
+	started?: (daemon: RunningDaemon) => void;
+}
+
+export interface RunningDaemon {
+	readonly link: ControlLink;
+	readonly checkouts: ServedCheckouts;
+	/** Sends a report now (the state changed). */
+	report(): void;
+	/** Stops gracefully, as `chopin disconnect` or Ctrl-C does. */
+	stop(): void;
+}
+
+export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promise<void> {
+	const credential = requireCredential(ctx);
+	const config = loadMachineConfig(ctx.paths);
+	const settings = daemonSettings(ctx.env);
+	const server = credential.server;
+	if (config && config.server !== server) {
+		ctx.log.warn(
+			{ config: config.server, credential: server },
+			"machine.json names another server than the credential; serving the credential's",
+		);
+	}
+	const startedAt = ctx.clock.now();
+	const daemonLock = await lockDaemon(
+		{ locksDir: ctx.paths.locksDir, now: () => ctx.clock.now() },
+		ctx.paths.stateDir,
+	);
+	const checkouts = new ServedCheckouts({
+		locksDir: ctx.paths.locksDir,
+		log: ctx.log,
+		now: () => ctx.clock.now(),
+	});
+	const sandbox: SandboxReport = sandboxKind({
+		platform: ctx.platform,
+		enabled: config?.planner?.sandbox.enabled ?? true,
+		which: seams.which ?? ((command) => Bun.which(command)),
+	});
+	const state = (): MachineState => ({
+		checkouts: checkouts.list().map(({ path, repository, origin, branch }) => ({
+			path,
+			repository,
+			origin,
+			...(branch ? { branch } : {}),
+		})),
+		runs: seams.runs?.() ?? [],
+		planners: seams.planners?.() ?? [],
+		sandbox,
+	});
+	let welcomedBefore = false;
+	const link = new ControlLink({
+		server,
+		token: credential.token,
+		client: clientHeader(ctx),
+		open: ctx.openWebSocket,
+		clock: ctx.clock,
+		log: ctx.log,
+		backoff: reconnectBackoff(seams.random ? { random: seams.random } : {}),
+		state,
+		finalError: (code, message) =>
+			finalRefusalError(code, message, { server, version: ctx.version, upgrade: ctx }),
+		triggers: seams.triggers ?? [
+			new WakeDetector(ctx.clock),
+			new NetworkWatcher(ctx.clock, ctx.networkInterfaces),
+		],
+		handshakeTimeoutMs: settings.handshakeTimeoutMs,
+		silenceMs: settings.silenceMs,
+		probeMs: settings.probeMs,
+		onEvent: (event: LinkEvent) => {
+			if (event.type !== "connected") return;
+			const { machine } = event.welcome;
+			if (!welcomedBefore)
+				say(ctx, `Connected to ${server} as ${machine.owner}'s machine "${machine.label}".`);
+			welcomedBefore = true;
+		},
+		onMessage: (message: MachineServerMessage) => {
+			if (message.type === "welcome" || message.type === "planners") seams.onAssignments?.(message.planners);
+		},
+	});
+	let stopping = false;
+	const stop = () => {
+		if (stopping) return;
+		stopping = true;
+		ctx.log.info("stopping");
+		void link.stop();
+	};
+	const running: RunningDaemon = { link, checkouts, report: () => link.report(), stop };
+	let ipc: IpcServer | undefined;
+	try {
+		ipc = await listenIpc({
+			socket: ctx.paths.socket,
+			platform: ctx.platform,
+			log: ctx.log,
+			handler: controlRequests({
+				status: () =>
+					daemonStatus({
+						ctx,
+						server,
+						startedAt,
+						link,
+						checkouts,
+						planners: seams.planners,
+						runs: seams.runs,
+					}),
+				checkouts,
+				report: () => link.report(),
+				reload: () => loadMachineConfig(ctx.paths)?.checkouts ?? [],
+				// After the answer is written: stopping closes the socket it travels on.
+				stop: () => setImmediate(stop),
+			}),
+		});
+		for (const checkout of config?.checkouts ?? []) await checkouts.add(checkout);
+		ctx.signal.addEventListener("abort", stop, { once: true });
+		if (ctx.signal.aborted) stop();
+		const count = checkouts.list().length;
+		say(
+			ctx,
+			`chopin ${ctx.version} (pid ${process.pid}) serves ${count} checkout${count === 1 ? "" : "s"} for ${server}; Ctrl-C or \`chopin disconnect\` stops it.`,
+		);
+		seams.started?.(running);
+		await link.run();
+		say(ctx, "Stopped: the connection was closed and the locks released.");
+	} finally {
+		ctx.signal.removeEventListener("abort", stop);
+		await checkouts.releaseAll();
+		await ipc?.close();
+		await daemonLock.release();
+	}
+}
+
+/** A status line: logged (and echoed on a terminal by the log), and written to a non-terminal stderr too. */
+export function say(ctx: Pick<CliContext, "log" | "stderr">, text: string): void {
+	ctx.log.info(text);
+	if (!ctx.stderr.isTTY) ctx.stderr.write(`${text}\n`);
+}

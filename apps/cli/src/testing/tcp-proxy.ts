@@ -1,0 +1,126 @@
+// A loopback TCP proxy that can stall like a dead network: blackhole() stops forwarding without closing anything
+// (bytes and closes wait, new connections are accepted and left pending), restore() delivers all of it at once.
+import { createServer, type Server, type Socket, connect as tcpConnect } from "node:net";
+
+interface Pair {
+	client: Socket;
+	upstream: Socket | undefined;
+	toUpstream: Buffer[];
+	toClient: Buffer[];
+	clientEnded: boolean;
+	upstreamEnded: boolean;
+}
+
+export class TcpProxy {
+	readonly port: number;
+	readonly #server: Server;
+	readonly #target: { host: string; port: number };
+	readonly #pairs = new Set<Pair>();
+	#stalled = false;
+	/** Connections accepted so far (each is one attempt of the client's). */
+	accepted = 0;
+
+	private constructor(server: Server, port: number, target: { host: string; port: number }) {
+		this.#server = server;
+		this.port = port;
+		this.#target = target;
+	}
+
+	static async start(target: { host: string; port: number }): Promise<TcpProxy> {
+		let proxy: TcpProxy | undefined;
+		const server = createServer((client) => proxy?.accept(client));
+		await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", () => resolve()));
+		const port = (server.address() as { port: number }).port;
+		proxy = new TcpProxy(server, port, target);
+		return proxy;
+	}
+
+	get url(): string {
+		return `http://127.0.0.1:${this.port}`;
+	}
+
+	get stalled(): boolean {
+		return this.#stalled;
+	}
+
+	/** Stops forwarding in both directions; nothing is closed and nothing is lost. */
+	blackhole(): void {
+		this.#stalled = true;
+	}
+
+	/** Forwards again: pending connections reach the server, held bytes and closes are delivered. */
+	restore(): void {
+		this.#stalled = false;
+		for (const pair of this.#pairs) {
+			if (!pair.upstream) this.#open(pair);
+			this.#flush(pair);
+		}
+	}
+
+	async close(): Promise<void> {
+		for (const pair of this.#pairs) {
+			pair.client.destroy();
+			pair.upstream?.destroy();
+		}
+		this.#pairs.clear();
+		await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+	}
+
+	accept(client: Socket): void {
+		this.accepted += 1;
+		const pair: Pair = {
+			client,
+			upstream: undefined,
+			toUpstream: [],
+			toClient: [],
+			clientEnded: false,
+			upstreamEnded: false,
+		};
+		this.#pairs.add(pair);
+		client.on("data", (data: Buffer) => {
+			pair.toUpstream.push(data);
+			this.#flush(pair);
+		});
+		client.on("end", () => {
+			pair.clientEnded = true;
+			this.#flush(pair);
+		});
+		client.on("error", () => {});
+		client.on("close", () => {
+			pair.clientEnded = true;
+			this.#flush(pair);
+		});
+		if (!this.#stalled) this.#open(pair);
+	}
+
+	#open(pair: Pair): void {
+		const upstream = tcpConnect(this.#target.port, this.#target.host);
+		pair.upstream = upstream;
+		upstream.on("connect", () => this.#flush(pair));
+		upstream.on("data", (data: Buffer) => {
+			pair.toClient.push(data);
+			this.#flush(pair);
+		});
+		const ended = () => {
+			pair.upstreamEnded = true;
+			this.#flush(pair);
+		};
+		upstream.on("end", ended);
+		upstream.on("close", ended);
+		upstream.on("error", () => {});
+	}
+
+	#flush(pair: Pair): void {
+		if (this.#stalled) return;
+		const { client, upstream } = pair;
+		if (upstream && !upstream.connecting && !upstream.destroyed) {
+			for (const chunk of pair.toUpstream.splice(0)) upstream.write(chunk);
+			if (pair.clientEnded) upstream.end();
+		}
+		if (!client.destroyed) {
+			for (const chunk of pair.toClient.splice(0)) client.write(chunk);
+			if (pair.upstreamEnded) client.end();
+		}
+		if (pair.clientEnded && pair.upstreamEnded) this.#pairs.delete(pair);
+	}
+}
