@@ -122,9 +122,14 @@ export async function runBackend(ctx: BackendContext): Promise<number> {
 			throw error;
 		}
 		const { document, features } = link.attached;
-		const resumed = closed ? `, resuming ${link.sessions.size} session(s)` : "";
+		// A server that does not grant resumable-sessions resumes nothing: the link starts afresh.
+		const again = !closed
+			? ""
+			: link.features.has("resumable-sessions")
+				? `, resumed with ${link.sessions.size} session(s)`
+				: ", afresh (nothing resumed)";
 		say(
-			`attached to "${document.title}" (${document.repository}) as its Planner${resumed}; features: ${features.join(", ") || "none"}`,
+			`attached to "${document.title}" (${document.repository}) as its Planner${again}; features: ${features.join(", ") || "none"}`,
 		);
 
 		const ended = await Promise.race([link.closed, stopped.then(() => undefined)]);
