@@ -47,16 +47,24 @@ export async function answerTurn(turn: Turn, log: (line: string) => void): Promi
 			? "I could not read the document just now."
 			: summarize(readPlanFacts(plan.output));
 	}
-	if (turn.ended) return;
+	if (turn.signal.aborted) return;
 	await turn.text(`Echo: ${message}\n\n${summary}`);
 
 	if (wantsQuestion(message)) {
-		const asked = turn.session.ask(ECHO_QUESTION, { signal: turn.signal });
+		const asked = turn.session.ask(ECHO_QUESTION);
+		// The server aborting the turn withdraws the question; a dropped link does not: the session keeps
+		// waiting on it across the drop and its resume (spec: Resuming after a dropped link).
+		const withdraw = () => {
+			if (turn.session.connected) asked.cancel();
+		};
+		turn.signal.addEventListener("abort", withdraw, { once: true });
 		log(`question ${asked.request} asked in turn ${turn.id}`);
 		const result = await asked;
+		turn.signal.removeEventListener("abort", withdraw);
 		log(`question ${asked.request} settled: ${result.status}`);
-		// A drop or an abort ended the turn while the room answered: nobody can read a reply now.
-		if (turn.ended) return;
+		// An abort or a drop ended the turn while the room answered: nobody can read a reply now, and
+		// returning lets the client end an aborted turn as aborted.
+		if (turn.signal.aborted) return;
 		await turn.text(`\n\n${answerSentence(result)}`);
 	}
 	await turn.end("finished");
