@@ -1,8 +1,8 @@
 // /ws?document=<id>: the browser's live socket for one document. It checks the same-origin rule, the
 // cookie session and read access before upgrading, then sends the live hub's events as JSON, pings on
-// the injected clock, and closes when the sign-in ends or the document is deleted.
+// the injected clock, and closes when the sign-in ends, read access is lost, or the document is deleted.
 import type { Timer } from "@chopin/agent-link/clock";
-import { optionalUser, signInRequired } from "../auth/guards";
+import { optionalUser, requirePermission, type SignedInUser, signInRequired } from "../auth/guards";
 import type { AppContext } from "../context";
 import { documentAccess } from "../documents/access";
 import { HttpError } from "../http/errors";
@@ -12,6 +12,8 @@ import type { LiveEvent } from "./events";
 
 /** How often the server pings a page's socket; two intervals without a word from it close it. */
 export const LIVE_PING_MS = 30_000;
+/** How often an open page's read access is checked again (as the agent connection rechecks its Planner's). */
+export const LIVE_RECHECK_MS = 5 * 60_000;
 /** A page that reads slower than this much queued output is closed; it reconnects and reloads. */
 export const LIVE_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 
@@ -23,6 +25,8 @@ export const LIVE_CLOSE = {
 	tooSlow: 4008,
 	/** The browser's sign-in ended (signed out, expired or revoked): sign in again. */
 	signedOut: 4401,
+	/** The person can no longer read the document's repository. */
+	forbidden: 4403,
 	/** The document was deleted. */
 	deleted: 4404,
 } as const;
@@ -38,9 +42,13 @@ interface LiveSocketData extends SocketData {
 	documentId: string;
 	login: string;
 	sessionId: string;
+	/** Whose access is checked again every LIVE_RECHECK_MS, and on which repository. */
+	user: SignedInUser;
+	repository: string;
 	/** Filled at open. */
 	off?: () => void;
 	timer?: Timer;
+	recheck?: Timer;
 	/** Whether anything (a pong, a frame) came since the last ping. */
 	heard?: boolean;
 	missed?: number;
@@ -74,6 +82,23 @@ export function registerLiveSocket(router: Router, ctx: AppContext): void {
 		}, LIVE_PING_MS);
 	};
 
+	// Access granted at the upgrade can be taken away on GitHub: a page that lost it stops getting events.
+	// GitHub failing to answer is not a loss; the socket stays and the next check asks again.
+	const scheduleRecheck = (ws: LiveSocket) => {
+		ws.data.recheck = ctx.clock.setTimeout(async () => {
+			try {
+				await requirePermission(ctx, ws.data.user, ws.data.repository, "read");
+			} catch (error) {
+				const status = error instanceof HttpError ? error.status : 0;
+				if (status === 401 || status === 403 || status === 404) {
+					ws.close(status === 401 ? LIVE_CLOSE.signedOut : LIVE_CLOSE.forbidden, "access lost");
+					return;
+				}
+			}
+			if (ws.readyState === 1) scheduleRecheck(ws);
+		}, LIVE_RECHECK_MS);
+	};
+
 	ctx.sockets.register<LiveSocketData>("live", {
 		open(ws) {
 			const { documentId, sessionId } = ws.data;
@@ -89,6 +114,7 @@ export function registerLiveSocket(router: Router, ctx: AppContext): void {
 			});
 			send(ws, { type: "ready", documentId });
 			schedulePing(ws);
+			scheduleRecheck(ws);
 		},
 		// Pages send nothing the server acts on; any frame still shows the page is alive.
 		message(ws) {
@@ -100,6 +126,7 @@ export function registerLiveSocket(router: Router, ctx: AppContext): void {
 		close(ws) {
 			ws.data.off?.();
 			ws.data.timer?.cancel();
+			ws.data.recheck?.cancel();
 			const set = bySession.get(ws.data.sessionId);
 			set?.delete(ws);
 			if (set?.size === 0) bySession.delete(ws.data.sessionId);
@@ -138,6 +165,8 @@ export function registerLiveSocket(router: Router, ctx: AppContext): void {
 			documentId: document.id,
 			login: user.login,
 			sessionId: user.sessionId,
+			user,
+			repository: document.repository,
 		};
 		const upgraded = c.upgrade(data);
 		if (!upgraded) throw new HttpError(400, "upgrade-failed", "The WebSocket upgrade failed.");

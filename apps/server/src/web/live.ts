@@ -7,7 +7,8 @@ export type LiveFrame = LiveEvent | { type: "ready"; documentId: string };
 export type LiveState = "connecting" | "live" | "offline" | "signed-out" | "gone";
 
 /** Close codes that end the socket for good (docs/server.md, Live socket). */
-const FINAL: Record<number, LiveState> = { 4401: "signed-out", 4404: "gone" };
+// 4403: the person lost read access; to them the document is gone, as a 404 would say.
+const FINAL: Record<number, LiveState> = { 4401: "signed-out", 4403: "gone", 4404: "gone" };
 const BACKOFF_MS = [1000, 2000, 5000, 10_000];
 
 export function connectLive(
