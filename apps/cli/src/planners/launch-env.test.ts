@@ -32,10 +32,14 @@ describe("launchEnvironment", () => {
 	});
 
 	test("the GitHub token's three variables when Chopin gives one", () => {
-		const env = launchEnvironment({}, {}, {
-			...facts,
-			github: { token: "ghu_x", expiresAt: Date.UTC(2026, 0, 1, 8), file: "/s/tokens/d/github-token" },
-		});
+		const env = launchEnvironment(
+			{},
+			{},
+			{
+				...facts,
+				github: { token: "ghu_x", expiresAt: Date.UTC(2026, 0, 1, 8), file: "/s/tokens/d/github-token" },
+			},
+		);
 		expect(env.CHOPIN_GITHUB_TOKEN).toBe("ghu_x");
 		expect(env.CHOPIN_GITHUB_TOKEN_EXPIRES_AT).toBe("2026-01-01T08:00:00.000Z");
 		expect(env.CHOPIN_GITHUB_TOKEN_FILE).toBe("/s/tokens/d/github-token");

@@ -8,7 +8,8 @@ import { type BackendGroup, groupAlive, spawnGroup, windowsKillArgv } from "./pr
 let dir: string;
 const groups: BackendGroup[] = [];
 afterEach(async () => {
-	for (const group of groups.splice(0)) if (group.pid && groupAlive(group.pid)) process.kill(-group.pid, "SIGKILL");
+	for (const group of groups.splice(0))
+		if (group.pid && groupAlive(group.pid)) process.kill(-group.pid, "SIGKILL");
 	rmSync(dir, { recursive: true, force: true });
 });
 
