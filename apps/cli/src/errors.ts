@@ -186,6 +186,9 @@ export class CliError extends Error {
 	override readonly name = "CliError";
 	readonly code: CliErrorCode;
 	readonly hint: string | undefined;
+	/** The server's own code and HTTP status, when this is a server's refusal (a caller may tell them apart). */
+	serverCode: string | undefined;
+	status: number | undefined;
 
 	constructor(code: CliErrorCode, message: string, hint?: string, options?: { cause?: unknown }) {
 		super(message, options);

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "@chopin/agent-link/clock";
+import { isAlive as isLive } from "../process-liveness";
 import { makeTempDir } from "../testing/context";
 import { type BackendGroup, groupAlive, spawnGroup, windowsKillArgv } from "./process-group";
 
@@ -18,13 +19,9 @@ async function until(check: () => boolean): Promise<void> {
 	expect(check()).toBe(true);
 }
 
+/** Zombies (exited, never reaped in these containers) count as gone. */
 function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
+	return isLive({ pid });
 }
 
 describe("spawnGroup", () => {

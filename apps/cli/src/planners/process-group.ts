@@ -1,6 +1,7 @@
 // A Planner backend as a process group: started detached (its own group), its output handed on, and stopped
 // with SIGTERM to the group then SIGKILL to whatever is left after the grace period (taskkill /T /F on Windows).
 import { type ChildProcess, spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 import type { Clock } from "@chopin/agent-link/clock";
 import type { Platform } from "../paths";
 
@@ -105,15 +106,44 @@ export function spawnGroup(options: GroupOptions): BackendGroup {
 	return { pid, exited, closed, stop };
 }
 
-/** Whether any process of the group still exists (signal 0 checks without sending anything). */
+/**
+ * Whether any live process of the group is left. A zombie has exited and only waits to be reaped
+ * (a container's PID 1 may never do it), so on Linux, where /proc shows each process's group and
+ * state, zombies do not count; elsewhere signal 0 to the group is all there is to ask.
+ */
 export function groupAlive(pgid: number): boolean {
 	try {
 		process.kill(-pgid, 0);
-		return true;
 	} catch (error) {
 		// EPERM: it exists but belongs to someone else (cannot happen for our own children, but it is alive).
-		return (error as NodeJS.ErrnoException).code === "EPERM";
+		if ((error as NodeJS.ErrnoException).code !== "EPERM") return false;
 	}
+	const members = liveMembers(pgid);
+	return members === undefined || members > 0;
+}
+
+/** How many processes of the group are not zombies, or undefined without /proc. */
+function liveMembers(pgid: number): number | undefined {
+	let entries: string[];
+	try {
+		entries = readdirSync("/proc");
+	} catch {
+		return undefined;
+	}
+	let live = 0;
+	for (const entry of entries) {
+		if (!/^\d+$/.test(entry)) continue;
+		let text: string;
+		try {
+			text = readFileSync(`/proc/${entry}/stat`, "utf8");
+		} catch {
+			continue;
+		}
+		// Fields after the command name (which may hold spaces or ")"): state, ppid, pgrp, ...
+		const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+		if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") live++;
+	}
+	return live;
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
