@@ -269,6 +269,7 @@ const envSchema = z.object({
 	AGENT_CONNECTION_MAX_SILENCE_MS: integer("AGENT_CONNECTION_MAX_SILENCE_MS", 1, HOUR_MS),
 	PLANNER_ATTACH_GRACE_MS: integer("PLANNER_ATTACH_GRACE_MS", 0, HOUR_MS),
 	HANDOVER_PLANNER_WINDOW_MS: integer("HANDOVER_PLANNER_WINDOW_MS", 0, HOUR_MS),
+	PLANNER_CONNECT_WAIT_MS: integer("PLANNER_CONNECT_WAIT_MS", 0, 10 * 60_000),
 	CHOPIN_SECRET_KEY: secretKey,
 	MAX_STORED_IMAGE_BYTES: integer("MAX_STORED_IMAGE_BYTES", 1024, 1024 * MiB),
 	MAX_BODY_BYTES: integer("MAX_BODY_BYTES", 1024, 1024 * MiB),
@@ -364,6 +365,8 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 		agentConnection: { pingMs: ping, timeoutMs: timeout, maxSilenceMs: maxSilence },
 		plannerAttachGraceMs: env.PLANNER_ATTACH_GRACE_MS ?? 120_000,
 		handoverPlannerWindowMs: env.HANDOVER_PLANNER_WINDOW_MS ?? 10_000,
+		/** How long an @chopin message waits for a machine that is starting the document's Planner (spec: 30 s). */
+		plannerConnectWaitMs: env.PLANNER_CONNECT_WAIT_MS ?? 30_000,
 		/** Set from CHOPIN_SECRET_KEY; when undefined, loadSecretKey reads or makes <DATA_DIR>/secret.key. */
 		secretKey: env.CHOPIN_SECRET_KEY,
 		maxStoredImageBytes: env.MAX_STORED_IMAGE_BYTES ?? 10 * MiB,

@@ -8,6 +8,7 @@ import { ensureDataDir, loadSecretKey } from "./data-dir";
 import { createDomain, type Domain, startDomain } from "./domain";
 import { SocketRegistry } from "./http/sockets";
 import { createLogger, type Logger } from "./log";
+import { connectMachinesToPlanner } from "./machine-planners";
 import { Machines } from "./machines/service";
 import { Secret } from "./secret";
 import { migrate } from "./store/migrate";
@@ -136,6 +137,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 			stopHooks.push(fn);
 		},
 	};
+	stopHooks.push(connectMachinesToPlanner(machines, context.planner));
 	internals.set(context, { stopHooks, ownsStore: !overrides.store });
 	return context;
 }

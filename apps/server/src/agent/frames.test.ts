@@ -99,7 +99,7 @@ describe("frames", () => {
 		}
 	});
 
-	test("a frame of 2 MiB + 1 byte is closed with 1009; one of exactly 2 MiB is read", async () => {
+	test("a frame of 2 MiB + 1 byte gets error message-too-large, then 1009; one of exactly 2 MiB is read", async () => {
 		const { f, socket, documentId } = await attached();
 		const exact = JSON.stringify({
 			type: "part",
@@ -119,6 +119,7 @@ describe("frames", () => {
 		// Read and ignored (no such session): the link is still open.
 		await f.sync(socket);
 		socket.send(`${atLimit} `);
+		expect(await socket.expect("error")).toMatchObject({ type: "error", code: "message-too-large" });
 		expect((await socket.closed).code).toBe(1009);
 		await f.until(() => f.ctx.planner.connections() === 0, "the link to go");
 		// A drop: the account keeps the document for the grace period.

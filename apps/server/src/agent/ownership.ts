@@ -15,7 +15,8 @@ export type Holder =
 	| (Owner & { state: "attached"; linkId: string })
 	| (Owner & { state: "grace"; until: number; timer: Timer });
 
-export type Acquired = { ok: true } | { ok: false; message: string };
+/** ok, and `replaces` names the link of the same machine it took the document from (that link is to be closed). */
+export type Acquired = { ok: true; replaces?: string } | { ok: false; message: string };
 
 export class Ownership {
 	readonly #holders = new Map<string, Holder>();
@@ -39,11 +40,20 @@ export class Ownership {
 
 	/**
 	 * Makes `linkId` the document's Planner. Refused while another link is attached (whoever it
-	 * belongs to), and during a grace period unless the same account returns, which keeps it.
+	 * belongs to), and during a grace period unless the same account returns, which keeps it. A
+	 * machine's link replaces the same machine's attached one at once: that one is its own stale link
+	 * (a backend that dropped unnoticed), which must not make it wait out the timeout and the grace.
 	 */
 	acquire(documentId: string, owner: Owner & { linkId: string }): Acquired {
 		const held = this.#holders.get(documentId);
-		if (held?.state === "attached") return { ok: false, message: wording.plannerAttached(held.login) };
+		if (held?.state === "attached") {
+			if (owner.machineId === undefined || held.machineId !== owner.machineId) {
+				return { ok: false, message: wording.plannerAttached(held.login) };
+			}
+			this.#holders.set(documentId, { ...owner, state: "attached" });
+			this.changed(documentId);
+			return { ok: true, replaces: held.linkId };
+		}
 		if (held?.state === "grace") {
 			if (held.login.toLowerCase() !== owner.login.toLowerCase()) {
 				return { ok: false, message: wording.plannerInGrace(held.login, held.until) };

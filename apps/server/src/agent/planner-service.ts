@@ -42,6 +42,32 @@ export interface LinkFilter {
 	machineId?: string;
 }
 
+/** What a machine said when asked to start a document's Planner (see PlannerStarter.start). */
+export type StartAnswer =
+	/** A machine of the person's is starting it (or already was). */
+	| { status: "starting"; login: string }
+	/** The chosen machine is away. */
+	| { status: "offline"; login: string }
+	/** No machine of the person's can run it. */
+	| { status: "none" };
+
+/**
+ * What starts Planners on paired machines for a document with none attached; the machines domain
+ * provides it (machine-planners.ts). Without one, an @chopin message is refused at once.
+ */
+export interface PlannerStarter {
+	/** Whether Chopin runs Planners on paired machines here (it decides the "Connect a machine" wording). */
+	enabled(): boolean;
+	/** Asks `by`'s chosen machine to start the document's Planner. */
+	start(documentId: string, by: string): Promise<StartAnswer>;
+	/** Set once the machine's backend exited before attaching more than once in a row: whose machine, and why. */
+	failing(documentId: string): { login: string; reason: string } | undefined;
+	/** A machine's Planner credential attached the document. */
+	attached(documentId: string): void;
+	/** The document was used (an @chopin message): its unused period starts again. */
+	used(documentId: string): void;
+}
+
 /**
  * What the rest of the server calls. The Chat API calls handleMessage for a person's message; the
  * machines domain adds a resolver for chopin_p_ credentials and calls closeLinks when a machine is
@@ -65,10 +91,12 @@ export interface PlannerService {
 	control(documentId: string, action: ControlAction, by: string): { sent: number } | null;
 	/** A background job's turn in an isolated session of the attached Planner. */
 	runJob(documentId: string, input: JobInput): Promise<JobResult>;
+	/** Plugs in what starts Planners on paired machines; returns its removal. */
+	setStarter(starter: PlannerStarter): () => void;
 	/** Ends matching attachments at once (no grace): refused with code and message, then closed. */
 	closeLinks(
 		filter: LinkFilter,
-		refusal: { code: "access-revoked" | "sign-in-required"; message: string },
+		refusal: { code: "access-revoked" | "sign-in-required"; message: string | ((login: string) => string) },
 	): number;
 	/** Resolves once the rechecks, withdrawals and teardowns under way have finished (tests). */
 	settled(): Promise<void>;

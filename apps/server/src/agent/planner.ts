@@ -20,6 +20,7 @@ import type {
 	LinkStats,
 	PlannerMessageResult,
 	PlannerService,
+	PlannerStarter,
 	PlannerStatus,
 } from "./planner-service";
 import { accountResolver, BearerResolvers } from "./principal";
@@ -42,6 +43,9 @@ export class Planner implements PlannerService {
 	readonly #teardowns = new Set<Promise<void>>();
 	readonly #published = new Map<string, string>();
 	readonly #unsubscribe: (() => void)[] = [];
+	#starter: PlannerStarter | undefined;
+	/** Per document: what waits for its Planner to attach (an @chopin message while a machine starts one). */
+	readonly #attachWaiters = new Map<string, Set<() => void>>();
 
 	constructor(private readonly deps: AgentDeps) {
 		this.resolvers = new BearerResolvers(accountResolver(deps.identity));
@@ -81,7 +85,12 @@ export class Planner implements PlannerService {
 			planner.link.refuse("sign-in-required", wording.signInEnded(planner.login, this.deps.config.publicUrl));
 			planner = undefined;
 		}
-		if (!planner) return this.#notAttached(input.documentId);
+		if (!planner) {
+			const started = await this.#startOnMachine(input.documentId, input.author);
+			if (!started.ok) return started.refusal;
+			planner = started.planner;
+		}
+		this.#starter?.used(input.documentId);
 		if (planner.busy) return { status: "refused", code: "planner-busy", message: wording.busy() };
 		planner.busy = true;
 		this.#publish(input.documentId);
@@ -132,9 +141,16 @@ export class Planner implements PlannerService {
 		return runJob(planner, input);
 	}
 
+	setStarter(starter: PlannerStarter): () => void {
+		this.#starter = starter;
+		return () => {
+			if (this.#starter === starter) this.#starter = undefined;
+		};
+	}
+
 	closeLinks(
 		filter: LinkFilter,
-		refusal: { code: "access-revoked" | "sign-in-required"; message: string },
+		refusal: { code: "access-revoked" | "sign-in-required"; message: string | ((login: string) => string) },
 	): number {
 		let n = 0;
 		for (const documentId of this.#ownership.documents()) {
@@ -142,7 +158,8 @@ export class Planner implements PlannerService {
 			if (filter.documentId && filter.documentId !== documentId) continue;
 			if (filter.login && filter.login.toLowerCase() !== holder.login.toLowerCase()) continue;
 			if (filter.machineId && filter.machineId !== holder.machineId) continue;
-			this.#end(documentId, refusal.code, refusal.message);
+			const message = typeof refusal.message === "string" ? refusal.message : refusal.message(holder.login);
+			this.#end(documentId, refusal.code, message);
 			n++;
 		}
 		return n;
@@ -200,6 +217,7 @@ export class Planner implements PlannerService {
 			link.close({ code: 1012, reason: "server restarting", ownership: "release" });
 		}
 		while (this.#teardowns.size) await Promise.allSettled([...this.#teardowns]);
+		for (const waiters of [...this.#attachWaiters.values()]) for (const wake of [...waiters]) wake();
 		this.#ownership.clear();
 		for (const off of this.#unsubscribe.splice(0)) off();
 	}
@@ -227,6 +245,7 @@ export class Planner implements PlannerService {
 			...(principal.machineId && { machineId: principal.machineId }),
 		});
 		if (!acquired.ok) return link.refuse("planner-attached", acquired.message);
+		if (acquired.replaces) this.#replace(document.id, acquired.replaces, principal.login);
 		const attached = {
 			id: document.id,
 			title: document.title,
@@ -250,6 +269,69 @@ export class Planner implements PlannerService {
 		link.markAttached(new Set(features ?? []));
 		link.send({ type: "attached", version: 1, document: attached, ...(features && { features }) });
 		this.deps.log.info("agent attached", { link: link.id, document: document.id, login: principal.login });
+		if (principal.kind === "machine") this.#starter?.attached(document.id);
+		const waiters = this.#attachWaiters.get(document.id);
+		this.#attachWaiters.delete(document.id);
+		for (const wake of waiters ?? []) wake();
+	}
+
+	/** The same machine attached again: its earlier link (stale, or a second backend) is closed, its Planner let go. */
+	#replace(documentId: string, linkId: string, login: string): void {
+		const old = this.#byLink.get(linkId);
+		if (this.#attached.get(documentId) === old) this.#attached.delete(documentId);
+		this.#links.get(linkId)?.refuse("planner-attached", wording.replacedBySameMachine(login));
+		this.deps.log.info("agent link replaced by the same machine", { link: linkId, document: documentId });
+	}
+
+	/**
+	 * No Planner is attached to the document: a machine of the author's is asked to start one, and
+	 * the message waits up to PLANNER_CONNECT_WAIT_MS for it to attach (spec: Without an attached
+	 * Planner). Otherwise the refusal says why, in the spec's words.
+	 */
+	async #startOnMachine(
+		documentId: string,
+		author: string,
+	): Promise<{ ok: true; planner: AttachedPlanner } | { ok: false; refusal: PlannerMessageResult }> {
+		const refuse = (message: string) => ({
+			ok: false as const,
+			refusal: { status: "refused" as const, code: "planner-not-attached" as const, message },
+		});
+		const holder = this.#ownership.holder(documentId);
+		if (holder?.state === "grace") return refuse(wording.machineOffline(holder.login));
+		const starter = this.#starter;
+		if (!starter?.enabled()) return { ok: false, refusal: await this.#notAttached(documentId) };
+		const failing = starter.failing(documentId);
+		const answer = await starter.start(documentId, author);
+		if (answer.status === "offline") return refuse(wording.machineOffline(answer.login));
+		if (answer.status === "none") return refuse(wording.connectMachine());
+		// Exiting before attaching again and again: say why now rather than after another wait.
+		if (failing) return refuse(wording.cantConnect(failing.login, failing.reason));
+		const planner = this.#attached.get(documentId) ?? (await this.#waitForAttach(documentId));
+		if (planner) return { ok: true, planner };
+		const failed = starter.failing(documentId);
+		return refuse(
+			failed ? wording.cantConnect(failed.login, failed.reason) : wording.stillConnecting(answer.login),
+		);
+	}
+
+	/** Resolves with the document's Planner once one attaches, or undefined after PLANNER_CONNECT_WAIT_MS. */
+	#waitForAttach(documentId: string): Promise<AttachedPlanner | undefined> {
+		const waitMs = this.deps.config.plannerConnectWaitMs;
+		if (waitMs === 0) return Promise.resolve(undefined);
+		return new Promise((resolve) => {
+			const waiters = this.#attachWaiters.get(documentId) ?? new Set<() => void>();
+			this.#attachWaiters.set(documentId, waiters);
+			const wake = () => {
+				timer.cancel();
+				waiters.delete(wake);
+				if (waiters.size === 0 && this.#attachWaiters.get(documentId) === waiters) {
+					this.#attachWaiters.delete(documentId);
+				}
+				resolve(this.#attached.get(documentId));
+			};
+			const timer = this.deps.clock.setTimeout(wake, waitMs);
+			waiters.add(wake);
+		});
 	}
 
 	#message(link: AgentLink, message: Exclude<ClientMessage, Attach>): void {

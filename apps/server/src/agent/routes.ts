@@ -14,12 +14,13 @@ export function registerAgentRoutes(router: Router, ctx: AppContext): void {
 		if (!ctx.sockets.has("agent"))
 			ctx.sockets.register<AgentSocketData>("agent", ctx.planner.socketHandlers());
 		// Bun's settings are server-wide: its own idle timeout and pings are off, since the agent
-		// connection runs its own (spec: Pings); other socket kinds must run theirs too. A frame over
-		// 2 MiB is closed by Bun with 1009 before any handler sees it.
+		// connection runs its own (spec: Pings); other socket kinds must run theirs too. Bun reads frames
+		// up to twice the 2 MiB limit so the link can answer one over it with error message-too-large
+		// before its 1009 (spec: Closing); past that Bun closes with 1009 unanswered, unread.
 		Object.assign(ctx.sockets.settings, {
 			idleTimeout: 0,
 			sendPings: false,
-			maxPayloadLength: MAX_FRAME_BYTES,
+			maxPayloadLength: 2 * MAX_FRAME_BYTES,
 		});
 		router.get(AGENT_PATH, (c) => handleAgentUpgrade(c, ctx));
 	}

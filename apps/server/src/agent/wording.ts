@@ -28,6 +28,28 @@ export const wording = {
 	released: (login: string) =>
 		`This document's connection was released, so ${login} is no longer connected. Connect again to resume.`,
 
+	/** access-revoked (4403) when the machine whose credential attached the link was disconnected. */
+	machineRevoked: (login: string) =>
+		`${login}'s machine was disconnected from Chopin, so the connection was released. Connect the machine again to resume.`,
+
+	/** access-revoked (4403) when GitHub no longer accepts the machine's authorization. */
+	machineReauthorize: (login: string) =>
+		`GitHub no longer accepts the authorization of ${login}'s machine, so the connection was released. Connect the machine again to resume.`,
+
+	/** access-revoked (4403) when Chopin stopped asking the machine for the document (moved, unused, access lost). */
+	machineWithdrawn: (login: string, reason: "moved" | "unused" | "access-lost" | "other") =>
+		reason === "moved"
+			? `This document's Planner moved to another machine, so ${login}'s machine is no longer connected to it.`
+			: reason === "unused"
+				? `This document was unused for 30 minutes, so Chopin stopped its Planner on ${login}'s machine. It starts again when someone asks it.`
+				: reason === "access-lost"
+					? `${login}'s machine lost push access to this document's repository, so the connection was released.`
+					: `Chopin no longer asks ${login}'s machine to run this document's Planner, so the connection was released.`,
+
+	/** planner-attached closing a machine's own earlier link when the same machine attaches again. */
+	replacedBySameMachine: (login: string) =>
+		`A newer connection from ${login}'s same machine took over this document, so this one was closed.`,
+
 	/** access-revoked (4403) when a recheck finds admission or push access lost. */
 	accessLost: (login: string, repository: string) =>
 		`${login} no longer has push or administration access to ${repository}, or is no longer admitted to this Chopin server, so the connection was released.`,
@@ -55,6 +77,17 @@ export const wording = {
 	/** Chat: an @chopin message with no attached Planner and no machine starting one (HARNESS=remote without paired machines). */
 	notAttached: (documentUrl: string, repository: string) =>
 		`Connect a machine to get a reply. Connect an agent client to ${documentUrl} over the agent connection from a session in a checkout of ${repository}.`,
+
+	/** Chat: no attached Planner and none starting, where Chopin runs Planners on paired machines. */
+	connectMachine: () =>
+		"Connect a machine to get a reply. Choose one with the machine button, or run `chopin connect` on a machine that can reply.",
+
+	/** Chat: a paired machine is starting the Planner and it did not attach within the wait (30 s). */
+	stillConnecting: (login: string) => `Still connecting to @${login}'s machine. Try again in a moment.`,
+
+	/** Chat: the machine's backend exited before attaching more than once in a row. */
+	cantConnect: (login: string, reason: string) =>
+		`Can't connect to @${login}'s machine: ${reason}. Try again once that is fixed.`,
 
 	/** Chat: the Planner is in its grace period (or disconnected). */
 	machineOffline: (login: string) =>

@@ -244,6 +244,9 @@ export class Machines {
 	async revoke(machineId: string): Promise<void> {
 		const { store, clock } = this.#deps;
 		const changed = await revokeMachine(store, machineId, clock.now());
+		// Listeners first: the links the machine attached end saying it was disconnected, before the
+		// withdrawals below would end them with a vaguer sentence.
+		if (changed) this.#emitRevoked(machineId, "revoked");
 		await this.authorizations.remove(store, machineId);
 		await this.plannerCredentials.deleteForMachine(machineId);
 		await this.assignments.withdrawMachine(machineId, "revoked");
@@ -253,7 +256,6 @@ export class Machines {
 		this.control.refuse(machineId, machineRevoked());
 		if (!changed) return;
 		this.#log.info("machine revoked", { machine: machineId });
-		this.#emitRevoked(machineId, "revoked");
 		this.#emitChanged(machineId);
 	}
 
@@ -292,12 +294,12 @@ export class Machines {
 		const machine = await getMachine(store, machineId);
 		if (!machine || machine.revokedAt !== null) return;
 		const changed = await markReauthorize(store, machineId);
+		if (changed) this.#emitRevoked(machineId, "reauthorize");
 		await this.plannerCredentials.deleteForMachine(machineId);
 		await this.assignments.withdrawMachine(machineId, "access-lost");
 		this.control.refuse(machineId, machineReauthorize(machine.owner));
 		if (!changed) return;
 		this.#log.info("machine must be paired again: its authorization ended", { machine: machineId });
-		this.#emitRevoked(machineId, "reauthorize");
 		this.#emitChanged(machineId);
 	}
 

@@ -1,0 +1,260 @@
+// Paired machines on the agent endpoint, over real sockets: a chopin_p_ credential attaches its document without a
+// browser sign-in (also after a restart), the same machine's stale link never blocks its reattach, revocation and
+// withdrawal end the link (access-revoked, 4403), and an @chopin message waits for the machine to start a Planner.
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { ManualClock } from "@chopin/agent-link/clock";
+import { wording } from "./agent/wording";
+import { runnableKinds } from "./store/testing";
+import { connectAgentSocket, openAgentSocket } from "./testing/agent-socket";
+import {
+	cliRequest,
+	hello,
+	LOCAL_ENV,
+	type MachineClient,
+	openMachineSocket,
+	pageRequest,
+	pairLocally,
+	type Target,
+} from "./testing/machines";
+import { startTestServer, type TestServer } from "./testing/server";
+import { type CookieJar, signInLocally } from "./testing/sign-in";
+
+let clock: ManualClock;
+const servers: TestServer[] = [];
+const closers: (() => void)[] = [];
+
+beforeEach(() => {
+	clock = new ManualClock();
+});
+
+afterEach(async () => {
+	for (const close of closers.splice(0)) close();
+	for (const server of servers.splice(0)) await server.close();
+});
+
+interface Setup {
+	server: TestServer;
+	target: Target;
+	jar: CookieJar;
+	credential: string;
+	machineId: string;
+	documentId: string;
+}
+
+async function setup(
+	kind: "sqlite" | "postgres" = "sqlite",
+	env: Record<string, string> = {},
+): Promise<Setup> {
+	const server = await startTestServer({
+		clock,
+		store: kind,
+		env: { ...LOCAL_ENV, LOCAL_PLANNER_CREDENTIALS: "on", ...env },
+	});
+	servers.push(server);
+	const target: Target = {
+		// Pages and the CLI name the server by PUBLIC_URL (localhost); requests go to its port.
+		fetch: (req) => fetch(new Request(new URL(new URL(req.url).pathname, server.url), req)),
+		publicUrl: server.context.config.publicUrl,
+	};
+	const { jar } = await signInLocally(target, "ana");
+	const paired = await pairLocally(target, jar);
+	const document = await server.context.domain.documents.create({
+		repository: "octo/score",
+		title: "Plan",
+		createdBy: "ana",
+	});
+	return { server, target, jar, ...paired, documentId: document.id };
+}
+
+async function plannerToken(s: Setup, documentId = s.documentId): Promise<string> {
+	const res = await cliRequest(s.target, "POST", "/api/connector/planner", {
+		credential: s.credential,
+		body: { document: documentId },
+	});
+	expect(res.status).toBe(200);
+	return ((await res.json()) as { token: string }).token;
+}
+
+async function attach(s: Setup, token: string, documentId = s.documentId) {
+	const socket = await connectAgentSocket({ url: s.server.url, token });
+	closers.push(() => socket.terminate());
+	socket.send({ type: "attach", version: 1, document: documentId });
+	return socket;
+}
+
+async function machineOnline(s: Setup): Promise<MachineClient> {
+	const client = await openMachineSocket(s.server.url, { credential: s.credential });
+	if (!("ws" in client)) throw new Error(`control channel refused: ${client.status}`);
+	closers.push(() => client.close());
+	client.send(hello());
+	expect((await client.next()).type).toBe("welcome");
+	return client;
+}
+
+for (const kind of runnableKinds()) {
+	describe(`a machine's Planner credential on /api/v1/agent [${kind}]`, () => {
+		test("attaches its document as the owner with no browser sign-in, also after a server restart", async () => {
+			const s = await setup(kind);
+			// Nobody is signed in in a browser since the restart, and none is needed.
+			await s.server.restart();
+			const socket = await attach(s, await plannerToken(s));
+			const attached = await socket.expect("attached");
+			expect(attached.document.id).toBe(s.documentId);
+			expect(s.server.context.planner.status(s.documentId)).toEqual({ state: "attached", login: "ana" });
+		});
+	});
+}
+
+describe("a machine's Planner credential", () => {
+	test("attaches only the document it was issued for", async () => {
+		const s = await setup();
+		const other = await s.server.context.domain.documents.create({
+			repository: "octo/score",
+			title: "Other",
+			createdBy: "ana",
+		});
+		const socket = await attach(s, await plannerToken(s), other.id);
+		expect(await socket.expect("refused")).toMatchObject({
+			code: "repository-forbidden",
+			message: wording.machineForbidden(),
+		});
+		expect((await socket.closed).code).toBe(4403);
+	});
+
+	test("unknown, or its machine revoked: 401 at the upgrade", async () => {
+		const s = await setup();
+		const token = await plannerToken(s);
+		const unknown = await openAgentSocket({ url: s.server.url, token: `chopin_p_${"A".repeat(43)}` });
+		expect(unknown.status).toBe(401);
+		await s.server.context.machines.revoke(s.machineId);
+		const revoked = await openAgentSocket({ url: s.server.url, token });
+		expect(revoked.status).toBe(401);
+		expect(revoked.body).not.toContain(token);
+	});
+
+	test("the same machine's stale link never blocks its reattach: the new link replaces it at once", async () => {
+		const s = await setup();
+		const stale = await attach(s, await plannerToken(s));
+		await stale.expect("attached");
+		// The old link stops reading, as a backend on a machine that slept would.
+		stale.pause();
+		const fresh = await attach(s, await plannerToken(s));
+		expect((await fresh.expect("attached")).document.id).toBe(s.documentId);
+		stale.resume();
+		expect(await stale.expect("refused")).toMatchObject({
+			code: "planner-attached",
+			message: wording.replacedBySameMachine("ana"),
+		});
+		expect((await stale.closed).code).toBe(4409);
+		expect(s.server.context.planner.status(s.documentId)).toEqual({ state: "attached", login: "ana" });
+	});
+
+	test("another machine of the same person does not replace it", async () => {
+		const s = await setup();
+		const first = await attach(s, await plannerToken(s));
+		await first.expect("attached");
+		const second = await pairLocally(s.target, s.jar, { label: "ana's desktop" });
+		const other = await attach({ ...s, ...second }, await plannerToken({ ...s, ...second }));
+		expect(await other.expect("refused")).toMatchObject({ code: "planner-attached" });
+		expect((await other.closed).code).toBe(4409);
+	});
+
+	test("Disconnect machine ends its attached link: access-revoked (4403), saying the machine was disconnected", async () => {
+		const s = await setup();
+		const socket = await attach(s, await plannerToken(s));
+		await socket.expect("attached");
+		const res = await pageRequest(s.target, s.jar, "DELETE", `/api/machines/${s.machineId}`);
+		expect(res.status).toBeLessThan(300);
+		expect(await socket.expect("refused")).toMatchObject({
+			code: "access-revoked",
+			message: wording.machineRevoked("ana"),
+		});
+		expect((await socket.closed).code).toBe(4403);
+		expect(s.server.context.planner.status(s.documentId)).toEqual({ state: "unattached" });
+	});
+
+	test("a document withdrawn from the machine (unused for 30 minutes) ends its link: access-revoked (4403)", async () => {
+		// Pings and silence limits past the 30 minutes, so only the withdrawal ends the link.
+		const s = await setup("sqlite", {
+			AGENT_CONNECTION_TIMEOUT_MS: "3600000",
+			AGENT_CONNECTION_MAX_SILENCE_MS: "3600000",
+		});
+		await machineOnline(s);
+		expect((await s.server.context.machines.requestPlanner(s.documentId, { by: "ana" })).status).toBe(
+			"assigned",
+		);
+		const socket = await attach(s, await plannerToken(s));
+		await socket.expect("attached");
+		clock.advance(31 * 60_000);
+		await s.server.context.machines.sweep();
+		expect(await socket.expect("refused")).toMatchObject({
+			code: "access-revoked",
+			message: wording.machineWithdrawn("ana", "unused"),
+		});
+		expect((await socket.closed).code).toBe(4403);
+	});
+});
+
+describe("an @chopin message with no attached Planner", () => {
+	const send = (s: Setup, body: string) =>
+		pageRequest(s.target, s.jar, "POST", `/api/documents/${s.documentId}/messages`, { body });
+
+	test("no machine: 'Connect a machine… machine button…'", async () => {
+		const s = await setup();
+		await s.server.context.machines.revoke(s.machineId);
+		const res = await send(s, "@chopin hello");
+		expect(res.status).toBe(409);
+		expect(await res.json()).toMatchObject({
+			code: "planner-not-attached",
+			message: wording.connectMachine(),
+		});
+	});
+
+	test("the machine pinned to the repository is offline: '@ana's machine is offline…'", async () => {
+		const s = await setup();
+		await s.server.context.machines.usage.setPin("ana", "octo/score", s.machineId);
+		const res = await send(s, "@chopin hello");
+		expect(res.status).toBe(409);
+		expect(await res.json()).toMatchObject({ message: wording.machineOffline("ana") });
+	});
+
+	test("the machine is asked to start it, and the message becomes a turn once its backend attaches", async () => {
+		const s = await setup();
+		const machine = await machineOnline(s);
+		const sent = send(s, "@chopin hello");
+		const planners = await machine.next();
+		expect(planners).toMatchObject({ type: "planners", planners: [{ document: { id: s.documentId } }] });
+		const socket = await attach(s, await plannerToken(s));
+		await socket.expect("attached");
+		const res = await sent;
+		expect(res.status).toBe(201);
+		expect(await socket.nextOf("start")).toMatchObject({ type: "start" });
+	});
+
+	test("not attached within the wait: 'Still connecting…'; a backend exiting again and again: 'Can't connect…: why'", async () => {
+		const s = await setup("sqlite", { PLANNER_CONNECT_WAIT_MS: "1000" });
+		const machine = await machineOnline(s);
+		const sent = send(s, "@chopin hello");
+		await machine.next();
+		clock.advance(1_000);
+		const res = await sent;
+		expect(res.status).toBe(409);
+		expect(await res.json()).toMatchObject({
+			code: "planner-not-attached",
+			message: wording.stillConnecting("ana"),
+		});
+		for (let i = 0; i < 2; i++) {
+			machine.send({
+				type: "planner-event",
+				document: s.documentId,
+				event: "exited",
+				reason: "the Planner command exited with status 127",
+			});
+		}
+		await machine.roundTrip();
+		const again = await send(s, "@chopin hello");
+		expect(await again.json()).toMatchObject({
+			message: wording.cantConnect("ana", "the Planner command exited with status 127"),
+		});
+	});
+});
