@@ -42,6 +42,8 @@ async function setup(options: {
 	env?: Record<string, string>;
 	sandbox?: boolean;
 	write?: string[];
+	/** Whether the document is named with --planner (else only the server may assign it). */
+	configured?: boolean;
 }): Promise<Setup> {
 	const machines = await startMachineServer({ env: { LOCAL_PLANNER_CREDENTIALS: "on" } });
 	servers.push(machines);
@@ -59,7 +61,7 @@ async function setup(options: {
 		planner: {
 			command: options.command,
 			env: options.env ?? {},
-			documents: [{ document: document.id, checkout: h.checkout }],
+			documents: options.configured === false ? [] : [{ document: document.id, checkout: h.checkout }],
 			sandbox: { enabled: options.sandbox ?? false, write: options.write ?? [] },
 		},
 	});
@@ -123,8 +125,11 @@ describe("Planner backends run by the daemon", () => {
 				state: "running",
 				sandbox: Bun.which("bwrap") ? "bwrap" : "none",
 			});
+			const pid = Number(report.planners[0]?.pid);
 			daemon.kill("SIGTERM");
 			expect(await daemon.exited).toBe(0);
+			// No orphan: the daemon stopped its backend's group and deleted its token file on the way out.
+			expect(isAlive({ pid })).toBe(false);
 			expect(existsSync(join(h.paths.stateDir, "tokens", documentId, "planner-token"))).toBe(false);
 		},
 		SLOW,
@@ -197,6 +202,37 @@ describe("Planner backends run by the daemon", () => {
 			expect(log).not.toContain("sekrit-value-42");
 			expect(daemon.stderr()).not.toContain(token);
 			expect(log).toContain("Chopin refused the machine");
+		},
+		SLOW,
+	);
+
+	test(
+		"a document the server assigns is run with its URL, and withdrawing it stops the backend and deletes its file",
+		async () => {
+			const { machines, h, documentId, machineId, tokenFile } = await setup({
+				command: [STAND_IN],
+				configured: false,
+			});
+			const daemon = spawnCli(["run"], h.env);
+			await daemon.waitFor(/Connected to/);
+			const assignments = machines.server.context.machines.assignments;
+			expect(await assignments.assign(documentId, machineId, "ana")).toBe(true);
+			await eventually("the assigned backend", () => existsSync(tokenFile));
+			const url = `${machines.target.publicUrl}/d/${documentId}`;
+			await eventually("its first line", () => backendLines(h).some((l) => l.startsWith("started pid=")));
+			expect(backendLines(h).find((l) => l.startsWith("started pid="))).toContain(`document=${url} `);
+			const report = await status(h);
+			expect(report.planners[0]).toMatchObject({
+				document: documentId,
+				state: "running",
+				title: "Launch plan",
+			});
+			await assignments.withdraw(documentId, "archived");
+			await eventually("the file deleted", () => !existsSync(tokenFile));
+			await eventually("the stop logged", () =>
+				logText(h).includes("the document was withdrawn from this machine"),
+			);
+			expect(backendLines(h)).toContain("got TERM");
 		},
 		SLOW,
 	);
