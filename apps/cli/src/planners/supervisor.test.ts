@@ -15,6 +15,7 @@ import { groupAlive } from "./process-group";
 import { type PlannerEvent, PlannerSupervisor, type SupervisorDeps } from "./supervisor";
 
 const BACKEND = join(import.meta.dir, "..", "testing", "fixtures", "planner-backend.sh");
+const ECHO = join(import.meta.dir, "..", "..", "..", "..", "examples", "planner-echo", "src", "main.ts");
 
 let machines: MachineServer | undefined;
 let ctx: TestContext | undefined;
@@ -39,7 +40,9 @@ async function until(check: () => boolean, what: string): Promise<void> {
 	throw new Error(`timed out waiting for ${what}`);
 }
 
-async function setup(options: { env?: Record<string, string>; sandbox?: "bwrap" | "none" } = {}) {
+async function setup(
+	options: { env?: Record<string, string>; sandbox?: "bwrap" | "none"; command?: string[] } = {},
+) {
 	const clock = new ManualClock(Date.now());
 	machines = await startMachineServer({ clock, env: { LOCAL_PLANNER_CREDENTIALS: "on" } });
 	const home = await makeCliHome();
@@ -61,7 +64,7 @@ async function setup(options: { env?: Record<string, string>; sandbox?: "bwrap" 
 		platform: "linux",
 		server: machines.server.url,
 		baseDir: home.paths.stateDir,
-		command: [BACKEND],
+		command: options.command ?? [BACKEND],
 		env: { BACKEND_SECRET: "sekrit-value-42", ...options.env },
 		baseEnv: { PATH: process.env.PATH, HOME: home.env.HOME },
 		sandbox: { kind: options.sandbox ?? "none", writable: [], hidden: [home.paths.credentialFile] },
@@ -90,12 +93,39 @@ async function setup(options: { env?: Record<string, string>; sandbox?: "bwrap" 
 	return { clock, home, document, deps, events, refusals, supervise, machineId, credential };
 }
 
+const backendLines = () =>
+	readLog(ctx!.paths.logFile)
+		.filter((l) => l.stream === "stdout" || l.stream === "stderr")
+		.map((l) => String(l.msg));
 const logText = () =>
 	readLog(ctx!.paths.logFile)
 		.map((line) => JSON.stringify(line))
 		.join("\n");
 
 describe("PlannerSupervisor", () => {
+	test("the example backend reattaches with the renewed credential after its link drops", async () => {
+		const { clock, supervise, document } = await setup({ command: [process.execPath, ECHO] });
+		const s = supervise();
+		const attached = () => backendLines().filter((l) => l.includes("attached to")).length;
+		await until(() => s.state === "running" && attached() === 1, "the first attach");
+		const tokenFile = s.tokenFiles!.planner;
+		const first = readFileSync(tokenFile, "utf8");
+		// Renewed at 10 minutes; at 16 the launch's credential has expired and only the file's is good.
+		await clock.advance(10 * 60_000);
+		await until(() => readFileSync(tokenFile, "utf8") !== first, "the renewed token file");
+		await clock.advance(6 * 60_000);
+		// Advancing the server's clock also outran its pings, so the link may have dropped and come
+		// back meanwhile; wait until it is attached, then drop it for sure with a restart.
+		await until(() => backendLines().at(-1)?.includes("attached to") === true, "the backend attached");
+		const before = attached();
+		const launched = machines!.server.context.machines;
+		expect(await launched.verifyPlannerCredential(first)).toBeNull();
+		const pid = s.snapshot()!.pid;
+		await machines!.server.restart();
+		await until(() => attached() > before, "the attach after the restart");
+		expect(s.snapshot()).toMatchObject({ pid, restarts: 0, state: "running", document: document.id });
+	});
+
 	test("launches with a fresh credential in a 0600 file, masks its output, renews before expiry, stops cleanly", async () => {
 		const { clock, home, document, events, supervise } = await setup();
 		const s = supervise();
