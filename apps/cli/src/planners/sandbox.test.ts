@@ -19,6 +19,7 @@ const paths: SandboxPaths = {
 	worktreeGitDir: "/src/score/.git/worktrees/d1",
 	writable: ["/cache", "/src/score"],
 	hidden: ["/s/credential.json"],
+	readable: ["/s/tokens"],
 };
 
 describe("sandbox", () => {
@@ -32,6 +33,11 @@ describe("sandbox", () => {
 			"/dev",
 			"--proc",
 			"/proc",
+			"--tmpfs",
+			"/tmp",
+			"--ro-bind-try",
+			"/s/tokens",
+			"/s/tokens",
 			"--bind-try",
 			"/cache",
 			"/cache",
@@ -69,6 +75,7 @@ describe("sandbox", () => {
 				"(allow default)",
 				"(deny file-write*)",
 				'(allow file-write* (literal "/dev/null") (literal "/dev/tty") (literal "/dev/dtracehelper"))',
+				'(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders"))',
 				'(allow file-write* (subpath "/cache") (subpath "/src/score"))',
 				'(deny file-write* (subpath "/src/score") (subpath "/src/score/.git"))',
 				'(allow file-write* (subpath "/s/we\\"ird\\\\dir") (subpath "/src/score/.git/worktrees/d1"))',

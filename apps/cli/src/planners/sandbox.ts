@@ -22,6 +22,8 @@ export interface SandboxPaths {
 	writable: readonly string[];
 	/** Files the backend must not read at all (the machine credential). */
 	hidden: readonly string[];
+	/** Folders it must still read where the sandbox has its own /tmp (the token files' folder). */
+	readable?: readonly string[] | undefined;
 }
 
 /** The argv that runs `command` in the sandbox (the command itself for none). */
@@ -43,13 +45,26 @@ export function sandboxedArgv(
 
 /**
  * bubblewrap's options. Later mounts cover earlier ones, so the order is the policy: the whole
- * file system read-only, a fresh /dev and /proc, the --sandbox-write paths writable, then the
+ * file system read-only, a fresh /dev and /proc, a private empty /tmp (anything of /tmp the
+ * backend needs, the token files' folder, is bound into it again), the --sandbox-write paths writable, then the
  * checkout and its git dirs read-only again over any of those, then the worktree and its git dir
  * writable (the worktree's git dir lives inside the checkout's .git), then the hidden files masked.
  * --die-with-parent: if the daemon dies without stopping it, the backend does not outlive it.
  */
 export function bwrapArgs(paths: SandboxPaths): string[] {
-	const args = ["--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+	const args = [
+		"--die-with-parent",
+		"--ro-bind",
+		"/",
+		"/",
+		"--dev",
+		"/dev",
+		"--proc",
+		"/proc",
+		"--tmpfs",
+		"/tmp",
+	];
+	for (const path of paths.readable ?? []) args.push("--ro-bind-try", path, path);
 	for (const path of paths.writable) args.push("--bind-try", path, path);
 	for (const path of unique([paths.checkout, ...paths.checkoutGitDirs]))
 		args.push("--ro-bind-try", path, path);
@@ -72,6 +87,8 @@ export function sandboxExecProfile(paths: SandboxPaths): string {
 		"(allow default)",
 		"(deny file-write*)",
 		'(allow file-write* (literal "/dev/null") (literal "/dev/tty") (literal "/dev/dtracehelper"))',
+		// Temporary files: macOS has no private /tmp to give, so the shared ones stay writable.
+		'(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders"))',
 	];
 	if (paths.writable.length > 0) lines.push(`(allow file-write* ${subpaths(paths.writable)})`);
 	lines.push(`(deny file-write* ${subpaths(unique([paths.checkout, ...paths.checkoutGitDirs]))})`);

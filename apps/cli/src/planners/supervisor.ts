@@ -299,6 +299,7 @@ export class PlannerSupervisor {
 			sharedGitWritable: gitDirs.length > 0 ? sharedGitWritable(gitDirs.at(-1)!) : [],
 			writable: d.sandbox.writable,
 			hidden: d.sandbox.hidden,
+			readable: [tokensDir],
 		});
 		if (this.#abort.signal.aborted) throw new Error("stopped");
 		const redact = createRedactor([
