@@ -57,7 +57,7 @@ export class PlannerManager {
 			await supervisor.stop("the document was withdrawn from this machine");
 		}
 		for (const { document } of assignments) {
-			if (this.#runs(document.id)) continue;
+			if (this.#runs(document.id, document.url)) continue;
 			const served = this.#o.checkouts.find((c) => c.repository === document.repository);
 			this.#add(document.id, {
 				ref: document.url,
@@ -79,7 +79,7 @@ export class PlannerManager {
 		return [...out.values()];
 	}
 
-	/** Token files of every backend (for tests and status): the documents' planner-token paths. */
+	/** Every supervisor, in the order they were made. */
 	supervisors(): PlannerSupervisor[] {
 		return [...this.#supervisors.values()];
 	}
@@ -90,8 +90,11 @@ export class PlannerManager {
 		await Promise.all([...this.#supervisors.values()].map((s) => s.stop(reason, event)));
 	}
 
-	#runs(id: string): boolean {
-		for (const supervisor of this.#supervisors.values()) if (supervisor.id === id) return true;
+	/** Whether a backend already runs the document: by its id, or (before its first credential) by its URL. */
+	#runs(id: string, url: string): boolean {
+		for (const supervisor of this.#supervisors.values()) {
+			if (supervisor.id === id || supervisor.document.ref === url) return true;
+		}
 		return false;
 	}
 
