@@ -1,4 +1,6 @@
 // A backend's stdout/stderr turned into whole log lines, each redacted; a line too long to mask safely is dropped with a note.
+import { createRedactor } from "@chopin/agent-link/redact";
+import type { Logger } from "../log";
 
 /** Longer lines are left out: a secret split across a chunk boundary of a huge line could escape masking. */
 export const MAX_LINE_BYTES = 64 * 1024;
@@ -81,4 +83,28 @@ export class LineSplitter {
 
 function byteLength(text: string): number {
 	return Buffer.byteLength(text, "utf8");
+}
+
+/**
+ * A backend's two streams as log lines (`info`, with `document` and `stream`), masking its
+ * credentials, the --env values and anything token-shaped.
+ */
+export function backendOutput(options: { log: Logger; document: string; secrets: readonly string[] }): {
+	stdout: LineSplitter;
+	stderr: LineSplitter;
+} {
+	const redact = createRedactor(options.secrets);
+	const splitter = (stream: "stdout" | "stderr") =>
+		new LineSplitter({
+			redact,
+			emit: (line) => {
+				if (line.kind === "line") options.log.info({ document: options.document, stream }, line.text);
+				else
+					options.log.warn(
+						{ document: options.document, stream, bytes: line.bytes },
+						"a line of the backend's output was too long to mask and was left out",
+					);
+			},
+		});
+	return { stdout: splitter("stdout"), stderr: splitter("stderr") };
 }

@@ -1,17 +1,16 @@
 // One document's Planner backend kept running: a fresh credential before every launch, its token files renewed
 // before expiry, the process group stopped and started again on the restart backoff, and a refusal ending it.
-import { type Backoff, reconnectBackoff, restartBackoff } from "@chopin/agent-link/backoff";
-import type { Clock, Timer } from "@chopin/agent-link/clock";
+import { type Backoff, restartBackoff } from "@chopin/agent-link/backoff";
+import type { Clock } from "@chopin/agent-link/clock";
 import type { GitHubToken, PlannerCredential, PlannerState } from "@chopin/agent-link/machine";
-import { createRedactor } from "@chopin/agent-link/redact";
 import type { execa } from "execa";
-import { CliError } from "../errors";
+import type { CliError } from "../errors";
 import type { Logger, Secrets } from "../log";
 import type { Platform } from "../paths";
-import { isFinalRefusal } from "../server-errors";
 import { launchEnvironment } from "./launch-env";
-import { LineSplitter, type OutputLine } from "./output-lines";
+import { backendOutput } from "./output-lines";
 import { type BackendGroup, spawnGroup } from "./process-group";
+import { GITHUB_RENEW_BEFORE_MS, PLANNER_RENEW_BEFORE_MS, Renewals, verdictOf } from "./renewal";
 import { type SandboxKind, sandboxedArgv } from "./sandbox";
 import { TokenFile } from "./token-file";
 import {
@@ -23,10 +22,6 @@ import {
 	worktreeDir,
 } from "./workspace";
 
-/** The Planner credential is renewed this long before it expires. */
-export const PLANNER_RENEW_BEFORE_MS = 5 * 60_000;
-/** The GitHub token is renewed this long before it expires. */
-export const GITHUB_RENEW_BEFORE_MS = 25 * 60_000;
 /** A backend that ran this long starts the restart backoff over. */
 export const HEALTHY_RUN_MS = 60_000;
 
@@ -78,27 +73,10 @@ export interface SupervisorDeps {
 	graceMs?: number;
 }
 
-type Verdict = "machine" | "document" | "retry";
-
-/** What a failed credential request means: the machine is refused, the document is, or try again later. */
-export function verdictOf(error: unknown): Verdict {
-	if (!(error instanceof CliError)) return "retry";
-	if (isFinalRefusal(error.code) || isFinalRefusal(error.serverCode)) return "machine";
-	if (
-		error.code === "server-refused" &&
-		error.status !== undefined &&
-		error.status < 500 &&
-		error.status !== 429
-	)
-		return "document";
-	return "retry";
-}
-
 export class PlannerSupervisor {
 	readonly document: PlannerDocument;
 	readonly #d: SupervisorDeps;
 	readonly #backoff: Backoff;
-	readonly #renewBackoff: Backoff;
 	readonly #abort = new AbortController();
 	#state: PlannerState["state"] = "starting";
 	#since: number;
@@ -110,7 +88,7 @@ export class PlannerSupervisor {
 	#worktree: string | undefined;
 	#group: BackendGroup | undefined;
 	#files: { planner: TokenFile; github: TokenFile } | undefined;
-	#timers: Timer[] = [];
+	#renewals: Renewals | undefined;
 	#done: Promise<void> | undefined;
 	#stopReason: { event: PlannerEvent; reason: string } | undefined;
 
@@ -122,7 +100,6 @@ export class PlannerSupervisor {
 		};
 		this.#d = deps;
 		this.#backoff = deps.backoff ?? restartBackoff();
-		this.#renewBackoff = deps.renewBackoff ?? reconnectBackoff();
 		this.#since = deps.clock.now();
 	}
 
@@ -239,9 +216,10 @@ export class PlannerSupervisor {
 		this.#removeFiles();
 		const { event, reason } = this.#stopReason ?? { event: "stopped" as const, reason: "stopped" };
 		this.#set(event === "refused" ? "failed" : "stopped", reason);
-		d.log.info(
+		// A refusal is something to act on (pair again, fix access): it is logged as an error.
+		d.log[event === "refused" ? "error" : "info"](
 			{ document: this.document.ref, reason },
-			`the Planner backend for ${this.document.ref} is stopped`,
+			`the Planner backend for ${this.document.ref} is stopped: ${reason}`,
 		);
 		this.#event(event, reason);
 	}
@@ -302,34 +280,24 @@ export class PlannerSupervisor {
 			readable: [tokensDir],
 		});
 		if (this.#abort.signal.aborted) throw new Error("stopped");
-		const redact = createRedactor([
-			credential.token,
-			...(github ? [github.token] : []),
-			...Object.values(d.env),
-		]);
-		const log = (stream: "stdout" | "stderr") => (line: OutputLine) => {
-			if (line.kind === "line") d.log.info({ document: id, stream }, redact(line.text));
-			else
-				d.log.warn(
-					{ document: id, stream, bytes: line.bytes },
-					"a line of the backend's output was too long to mask and was left out",
-				);
-		};
-		const out = new LineSplitter({ emit: log("stdout"), redact });
-		const err = new LineSplitter({ emit: log("stderr"), redact });
+		const output = backendOutput({
+			log: d.log,
+			document: id,
+			secrets: [credential.token, ...(github ? [github.token] : []), ...Object.values(d.env)],
+		});
 		const group = spawnGroup({
 			argv,
 			cwd: checkout,
 			env,
 			platform: d.platform,
 			clock: d.clock,
-			onStdout: (chunk) => out.write(chunk),
-			onStderr: (chunk) => err.write(chunk),
+			onStdout: (chunk) => output.stdout.write(chunk),
+			onStderr: (chunk) => output.stderr.write(chunk),
 			...(d.graceMs === undefined ? {} : { graceMs: d.graceMs }),
 		});
 		void group.closed.then(() => {
-			out.end();
-			err.end();
+			output.stdout.end();
+			output.stderr.end();
 		});
 		this.#group = group;
 		this.#pid = group.pid;
@@ -340,62 +308,38 @@ export class PlannerSupervisor {
 			`started the Planner backend for ${this.document.ref}`,
 		);
 		this.#event("started");
-		this.#schedulePlanner(credential.expiresAt);
-		if (github) this.#scheduleGitHub(github.expiresAt);
+		this.#renew(credential.expiresAt, github?.expiresAt);
 		return { group, startedAt };
 	}
 
-	#schedulePlanner(expiresAt: number): void {
-		this.#schedule(expiresAt - PLANNER_RENEW_BEFORE_MS, "Planner credential", async () => {
-			const credential = await this.#d.plannerCredential(this.document.ref);
-			this.#d.secrets.add(credential.token);
-			this.#files?.planner.write(credential.token);
-			this.#schedulePlanner(credential.expiresAt);
-		});
-	}
-
-	#scheduleGitHub(expiresAt: number): void {
-		this.#schedule(expiresAt - GITHUB_RENEW_BEFORE_MS, "GitHub token", async () => {
-			const token = await this.#d.githubToken();
-			if (!token) return;
-			this.#d.secrets.add(token.token);
-			this.#files?.github.write(token.token);
-			this.#scheduleGitHub(token.expiresAt);
-		});
-	}
-
-	/** A renewal at `at`; while Chopin cannot be reached it is tried again on the reconnect schedule, the file kept. */
-	#schedule(at: number, what: string, renew: () => Promise<void>): void {
+	/** This launch's renewals: the Planner credential 5 minutes ahead, the GitHub token 25. */
+	#renew(plannerExpiresAt: number, githubExpiresAt: number | undefined): void {
 		const d = this.#d;
-		const attempt = () => {
-			if (this.#abort.signal.aborted || !this.#group) return;
-			renew().then(
-				() => {
-					this.#renewBackoff.reset();
-					d.log.info({ document: this.document.id }, `renewed the ${what} file`);
-				},
-				(error: unknown) => {
-					if (this.#abort.signal.aborted) return;
-					const verdict = verdictOf(error);
-					const message = (error as Error).message;
-					if (verdict === "machine") {
-						d.onMachineRefused(error as CliError);
-						return;
-					}
-					if (verdict === "document") {
-						void this.stop(message, "refused");
-						return;
-					}
-					const delay = this.#renewBackoff.next();
-					d.log.warn(
-						{ document: this.document.id, delayMs: delay, reason: message },
-						`could not renew the ${what}; keeping the file and trying again`,
-					);
-					this.#timers.push(d.clock.setTimeout(attempt, delay));
-				},
-			);
-		};
-		this.#timers.push(d.clock.setTimeout(attempt, Math.max(0, at - d.clock.now())));
+		const renewals = new Renewals({
+			clock: d.clock,
+			log: d.log,
+			document: () => this.document.id,
+			onRefused: (verdict, error) => {
+				if (verdict === "machine") d.onMachineRefused(error as CliError);
+				else void this.stop((error as Error).message, "refused");
+			},
+			...(d.renewBackoff ? { backoff: d.renewBackoff } : {}),
+		});
+		this.#renewals = renewals;
+		renewals.schedule("Planner credential", plannerExpiresAt, PLANNER_RENEW_BEFORE_MS, async () => {
+			const credential = await d.plannerCredential(this.document.ref);
+			d.secrets.add(credential.token);
+			this.#files?.planner.write(credential.token);
+			return credential.expiresAt;
+		});
+		if (githubExpiresAt === undefined) return;
+		renewals.schedule("GitHub token", githubExpiresAt, GITHUB_RENEW_BEFORE_MS, async () => {
+			const token = await d.githubToken();
+			if (!token) return undefined;
+			d.secrets.add(token.token);
+			this.#files?.github.write(token.token);
+			return token.expiresAt;
+		});
 	}
 
 	async #wait(reason: string): Promise<void> {
@@ -409,7 +353,8 @@ export class PlannerSupervisor {
 	}
 
 	#cancelTimers(): void {
-		for (const timer of this.#timers.splice(0)) timer.cancel();
+		this.#renewals?.cancel();
+		this.#renewals = undefined;
 	}
 
 	#removeFiles(): void {
