@@ -104,19 +104,19 @@ export async function runBackend(ctx: BackendContext): Promise<number> {
 	});
 
 	let closed: LinkClosed | undefined;
-	let fresh = { waitFirst: false };
+	let waitFirst = false;
 	while (!signal.aborted) {
 		let link: AgentLink;
 		try {
 			link = closed
 				? await reconnectAgent(options, closed, { clock, backoff, signal, shouldRetry, onEvent })
-				: await attachFresh(fresh.waitFirst);
+				: await attachFresh(waitFirst);
 		} catch (error) {
 			if (signal.aborted) break;
 			// The resume was refused for good (another link holds the document): attach afresh instead.
 			if (error instanceof LinkError && error.code === "resume-unavailable") {
 				closed = undefined;
-				fresh = { waitFirst: true };
+				waitFirst = true;
 				continue;
 			}
 			throw error;
@@ -150,7 +150,7 @@ export async function runBackend(ctx: BackendContext): Promise<number> {
 			}
 			say(`refused planner-attached: ${ended.refused.message} Trying again on the backoff.`);
 			closed = undefined;
-			fresh = { waitFirst: true };
+			waitFirst = true;
 			continue;
 		}
 		say(`the link dropped (close ${ended.code}${ended.reason ? ` ${ended.reason}` : ""}); attaching again`);

@@ -248,13 +248,13 @@ describe("planner-echo, a real backend process against a real server", () => {
 	);
 
 	test(
-		"SIGTERM while it waits to attach again exits 0 at once",
+		"SIGINT (Ctrl-C) while it waits to attach again exits 0 at once",
 		async () => {
 			writeToken("not-a-valid-token-0123456789");
 			const p = start();
 			await p.waitFor(/attach failed: upgrade-refused 401/);
 			await p.waitFor(/attaching again in \d+ ms/);
-			p.signal("SIGTERM");
+			p.signal("SIGINT");
 			expect(await p.exited).toBe(0);
 			expect(p.output).not.toContain("not-a-valid-token-0123456789");
 		},

@@ -19,3 +19,10 @@ test("given secrets are masked, the longest first", () => {
 	const redact = createRedactor(["hunter2-long", "hunter2", "x"]);
 	expect(redact("a hunter2-long b hunter2 x")).toBe("a [redacted] b [redacted] x");
 });
+
+test("prose about bearer tokens is left alone; a bearer credential is not", () => {
+	expect(redactTokens("Check the bearer token you gave; send a Bearer credential.")).toBe(
+		"Check the bearer token you gave; send a Bearer credential.",
+	);
+	expect(redactTokens("authorization: bearer tokenvalue123")).toBe("authorization: Bearer [redacted]");
+});

@@ -10,7 +10,8 @@ export const TOKEN_PATTERNS: readonly RegExp[] = [
 	/chopin_[pm]_[A-Za-z0-9_-]{20,}/g,
 	/\bgh[pousr]_[A-Za-z0-9]{20,}/g,
 	/\bgithub_pat_[A-Za-z0-9_]{20,}/g,
-	/\bBearer\s+[A-Za-z0-9._~+/=-]+/gi,
+	// Not the words prose puts after "bearer" ("a bearer token is needed"): only what could be a credential.
+	/\bBearer\s+(?!(?:tokens?|credentials?|auth(?:entication|orization)?|header|scheme)\b)[A-Za-z0-9._~+/=-]+/gi,
 ];
 
 /** Masks token shapes in text. */
