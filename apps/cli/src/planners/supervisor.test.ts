@@ -152,6 +152,8 @@ describe("PlannerSupervisor", () => {
 		expect(log).toContain("secrets: token [redacted] from-file [redacted] env [redacted]");
 		expect(log).not.toContain(first);
 		expect(log).not.toContain("sekrit-value-42");
+		// Local mode gives no GitHub token: its three variables are absent.
+		expect(log).toContain("github: file=none expires=none token=none");
 
 		// 15-minute credentials are renewed 5 minutes before they expire: the file changes, the backend runs on.
 		await clock.advance(10 * 60_000);
