@@ -10,6 +10,7 @@ import { isAlive as isLive } from "../process-liveness";
 import { ServerApi } from "../server-api";
 import { readLog } from "../testing/cli-process";
 import { createTestContext, makeTempDir, type TestContext } from "../testing/context";
+import { git } from "../testing/git";
 import { type MachineServer, makeCliHome, pairHome, startMachineServer } from "../testing/machine-server";
 import { groupAlive } from "./process-group";
 import { type PlannerEvent, PlannerSupervisor, type SupervisorDeps } from "./supervisor";
@@ -211,6 +212,28 @@ describe("PlannerSupervisor", () => {
 		await stopped;
 		expect(alive(grandchild)).toBe(false);
 		expect(groupAlive(leader)).toBe(false);
+	});
+
+	test("a repository no checkout serves runs in a clone made under the base dir, fetched before each launch", async () => {
+		const { clock, home, deps, document } = await setup();
+		const upstream = home.checkout;
+		const s = new PlannerSupervisor(
+			{ ref: document.id, repository: "octo/score", source: "assigned" },
+			{ ...deps, cloneUrl: (repository) => (repository === "octo/score" ? upstream : "nowhere") },
+		);
+		supervisors.push(s);
+		void s.start();
+		await until(() => s.state === "running", "the backend in the clone");
+		const clone = join(home.paths.stateDir, "repos", "octo", "score");
+		expect(s.snapshot()).toMatchObject({ checkout: clone });
+		expect(readFileSync(join(clone, "README.md"), "utf8")).toBe("test\n");
+		await git(upstream, "commit", "--quiet", "--allow-empty", "-m", "later");
+		process.kill(s.snapshot()!.pid!, "SIGKILL");
+		await until(() => s.state === "backoff", "the backoff");
+		await clock.advance(1_000);
+		await until(() => s.state === "running", "the second launch");
+		// The second launch fetched the clone first.
+		expect(await git(clone, "log", "--format=%s", "-1", "origin/main")).toBe("later");
 	});
 
 	test("a document Chopin refuses ends the supervisor and says why", async () => {
