@@ -69,6 +69,7 @@ async function setup(options: {
 	return { machines, h, documentId: document.id, machineId, tokenFile };
 }
 
+const logged = (h: CliHome, msg: string) => readLog(h.paths.logFile).filter((l) => l.msg === msg);
 const logText = (h: CliHome) => readFileSafe(h.paths.logFile);
 const backendLines = (h: CliHome) =>
 	readLog(h.paths.logFile)
@@ -233,6 +234,9 @@ describe("Planner backends run by the daemon", () => {
 				logText(h).includes("the document was withdrawn from this machine"),
 			);
 			expect(backendLines(h)).toContain("got TERM");
+			// Every report and planner-event was one the server accepts.
+			expect(JSON.stringify(machines.server.logs)).not.toContain("malformed");
+			expect(logged(h, "control channel down")).toEqual([]);
 		},
 		SLOW,
 	);
