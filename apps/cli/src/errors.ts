@@ -160,6 +160,14 @@ export const CLI_ERRORS = {
 		exit: EXIT.replaced,
 		when: "Another chopin process connected with this machine's credential and took over (close 4409).",
 	},
+	"planner-clone-failed": {
+		exit: EXIT.error,
+		when: "A Planner backend's repository could not be cloned into <state>/repos (the backend is retried on its backoff).",
+	},
+	"planner-worktree-failed": {
+		exit: EXIT.error,
+		when: "The connector could not add a Planner document's worktree for the sandbox (retried on the backoff).",
+	},
 	interrupted: { exit: EXIT.interrupted, when: "Interrupted (Ctrl-C / SIGINT or SIGTERM)." },
 } as const satisfies Record<string, ErrorEntry>;
 
@@ -178,6 +186,9 @@ export class CliError extends Error {
 	override readonly name = "CliError";
 	readonly code: CliErrorCode;
 	readonly hint: string | undefined;
+	/** The server's own code and HTTP status, when this is a server's refusal (a caller may tell them apart). */
+	serverCode: string | undefined;
+	status: number | undefined;
 
 	constructor(code: CliErrorCode, message: string, hint?: string, options?: { cause?: unknown }) {
 		super(message, options);

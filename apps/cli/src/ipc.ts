@@ -39,6 +39,13 @@ export const daemonPlannerSchema = z.strictObject({
 	worktree: z.string().optional(),
 	checkout: z.string().optional(),
 	pid: z.number().int().optional(),
+	since: z.string().optional(),
+	restarts: z.number().int().nonnegative().optional(),
+	/** Why it is in its state (the last exit, a refusal, a stop). */
+	reason: z.string().optional(),
+	/** The sandbox it runs in, and why none when none. */
+	sandbox: z.enum(["bwrap", "sandbox-exec", "none"]).optional(),
+	sandboxReason: z.string().optional(),
 });
 
 export const daemonStatusSchema = z.strictObject({

@@ -2,13 +2,17 @@
 // a timeout on the injected clock, and every refusal turned into a CliError with its documented code.
 import {
 	CLIENT_HEADER,
+	type GitHubToken,
+	githubTokenSchema,
 	type MachineInfo,
 	machineInfoSchema,
 	type PairingClaimed,
 	type PairingStart,
 	type PairingStarted,
+	type PlannerCredential,
 	pairingClaimedSchema,
 	pairingStartedSchema,
+	plannerCredentialSchema,
 } from "@chopin/agent-link/machine";
 import type { z } from "zod";
 import { clientHeader, clientInfo } from "./client-info";
@@ -72,6 +76,21 @@ export class ServerApi {
 		await this.#call("DELETE", "/api/connector/machine", undefined, { token, timeoutMs });
 	}
 
+	/** POST /api/connector/planner: a Planner credential for one document, good for 15 minutes. */
+	plannerCredential(token: string, document: string): Promise<PlannerCredential> {
+		return this.#call("POST", "/api/connector/planner", plannerCredentialSchema, {
+			token,
+			body: { document },
+		});
+	}
+
+	/** GET /api/connector/github-token: the owner's GitHub token, or undefined (204) when Chopin gives none. */
+	async githubToken(token: string): Promise<GitHubToken | undefined> {
+		return (
+			(await this.#call("GET", "/api/connector/github-token", githubTokenSchema, { token })) ?? undefined
+		);
+	}
+
 	async #call<T extends z.ZodType>(
 		method: string,
 		path: string,
@@ -117,8 +136,14 @@ export class ServerApi {
 		}
 		ctx.log.debug({ method, path, status: res.status }, "server request");
 		const json = parseJson(text);
-		if (res.status >= 300) throw refusalError(res.status, readErrorBody(json), this.#errorContext());
-		if (!schema) return undefined as z.infer<T>;
+		if (res.status >= 300) {
+			const body = readErrorBody(json);
+			const error = refusalError(res.status, body, this.#errorContext());
+			error.serverCode = body?.code;
+			error.status = res.status;
+			throw error;
+		}
+		if (!schema || res.status === 204) return undefined as z.infer<T>;
 		const parsed = schema.safeParse(json);
 		if (!parsed.success) {
 			throw new CliError(

@@ -68,6 +68,17 @@ export function formatStatus(report: StatusReport): string {
 	for (const p of report.planners) {
 		const what = p.title ? `${p.document} "${p.title}"` : p.document;
 		lines.push(`  ${what}  ${p.state ?? "assigned, not started"}${p.worktree ? `  ${p.worktree}` : ""}`);
+		const details = [
+			p.pid === undefined ? undefined : `pid ${p.pid}`,
+			p.restarts ? `${p.restarts} restart${p.restarts === 1 ? "" : "s"}` : undefined,
+			p.sandbox === undefined
+				? undefined
+				: p.sandbox === "none"
+					? `no sandbox${p.sandboxReason ? ` (${p.sandboxReason})` : ""}`
+					: `sandbox ${p.sandbox}`,
+			p.reason ? `last: ${p.reason}` : undefined,
+		].filter((part) => part !== undefined);
+		if (details.length > 0) lines.push(`    ${details.join("; ")}`);
 	}
 	row("Service", report.service.state.replace("-", " "));
 	row("Log", report.logFile);

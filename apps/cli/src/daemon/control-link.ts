@@ -165,6 +165,11 @@ export class ControlLink {
 		}
 	}
 
+	/** Sends a message now when the channel is up (a planner-event); false when it is down and the message dropped. */
+	send(message: MachineClientMessage): boolean {
+		return this.#channel?.send(message) ?? false;
+	}
+
 	async #attempt(): Promise<ChannelOutcome> {
 		const o = this.#o;
 		this.#attempts += 1;

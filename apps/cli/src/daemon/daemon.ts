@@ -8,6 +8,8 @@ import { requireCredential } from "../credential";
 import { type IpcServer, listenIpc } from "../ipc";
 import { lockDaemon } from "../lock";
 import { loadMachineConfig } from "../machine-config";
+import { daemonPlanners } from "../planners/daemon-planners";
+import type { PlannerManager } from "../planners/manager";
 import { finalRefusalError } from "../server-errors";
 import { ServedCheckouts } from "./checkouts";
 import { ControlLink, type LinkEvent, type MachineState } from "./control-link";
@@ -31,11 +33,15 @@ export interface DaemonSeams {
 	which?: (command: string) => string | null;
 	/** Told once the daemon serves its socket and holds its checkouts. */
 	started?: (daemon: RunningDaemon) => void;
+	/** Where Planner backends clone a repository no checkout serves (GitHub by default). */
+	cloneUrl?: (repository: string) => string;
 }
 
 export interface RunningDaemon {
 	readonly link: ControlLink;
 	readonly checkouts: ServedCheckouts;
+	/** The Planner backends, when the config names a Planner command. */
+	readonly planners: PlannerManager | undefined;
 	/** Sends a report now (the state changed). */
 	report(): void;
 	/** Stops gracefully, as `chopin disconnect` or Ctrl-C does. */
@@ -76,9 +82,12 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 			...(branch ? { branch } : {}),
 		})),
 		runs: seams.runs?.() ?? [],
-		planners: seams.planners?.() ?? [],
+		planners: planners(),
 		sandbox,
 	});
+	// Created once the link exists: its events and reports travel on it.
+	let manager: PlannerManager | undefined;
+	const planners = () => seams.planners?.() ?? manager?.states() ?? [];
 	let welcomedBefore = false;
 	const link = new ControlLink({
 		server,
@@ -106,9 +115,31 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 			welcomedBefore = true;
 		},
 		onMessage: (message: MachineServerMessage) => {
-			if (message.type === "welcome" || message.type === "planners") seams.onAssignments?.(message.planners);
+			if (message.type !== "welcome" && message.type !== "planners") return;
+			seams.onAssignments?.(message.planners);
+			if (manager) void manager.assign(message.planners);
+			else if (message.planners.length > 0 && !warnedNoCommand) {
+				warnedNoCommand = true;
+				ctx.log.warn(
+					{ documents: message.planners.map((p) => p.document.id) },
+					"Chopin assigned Planner documents to this machine, but no Planner backend command is configured (chopin connect --planner-command)",
+				);
+			}
 		},
 	});
+	let warnedNoCommand = false;
+	if (config) {
+		manager = daemonPlanners({
+			ctx,
+			config,
+			server,
+			machineToken: credential.token,
+			sandbox,
+			send: (message) => link.send(message),
+			report: () => link.report(),
+			...(seams.cloneUrl ? { cloneUrl: seams.cloneUrl } : {}),
+		});
+	}
 	let stopping = false;
 	const stop = () => {
 		if (stopping) return;
@@ -116,7 +147,7 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		ctx.log.info("stopping");
 		void link.stop();
 	};
-	const running: RunningDaemon = { link, checkouts, report: () => link.report(), stop };
+	const running: RunningDaemon = { link, checkouts, planners: manager, report: () => link.report(), stop };
 	let ipc: IpcServer | undefined;
 	try {
 		ipc = await listenIpc({
@@ -131,7 +162,8 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 						startedAt,
 						link,
 						checkouts,
-						planners: seams.planners,
+						planners,
+						sandbox,
 						runs: seams.runs,
 					}),
 				checkouts,
@@ -149,10 +181,24 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 			ctx,
 			`chopin ${ctx.version} (pid ${process.pid}) serves ${count} checkout${count === 1 ? "" : "s"} for ${server}; Ctrl-C or \`chopin disconnect\` stops it.`,
 		);
+		if (manager) {
+			manager.start();
+			if (sandbox.kind === "none")
+				say(ctx, `Planner backends run without a sandbox: ${sandbox.reason ?? "none is available"}.`);
+		}
 		seams.started?.(running);
-		await link.run();
+		try {
+			await link.run();
+		} catch (error) {
+			// Refused for good (revoked, pair again): no backend keeps running on a machine Chopin refuses.
+			await manager?.stopAll(`Chopin refused the machine: ${(error as Error).message}`, "refused");
+			throw error;
+		}
+		await manager?.stopAll("the daemon stopped");
 		say(ctx, "Stopped: the connection was closed and the locks released.");
 	} finally {
+		// Whatever ended the daemon, no backend outlives it (a no-op when they were stopped above).
+		await manager?.stopAll("the daemon stopped");
 		ctx.signal.removeEventListener("abort", stop);
 		await checkouts.releaseAll();
 		await ipc?.close();

@@ -6,6 +6,7 @@ import type { DaemonPlanner, DaemonStatus, IpcHandler } from "../ipc";
 import type { Checkout } from "../machine-config";
 import type { ServedCheckouts } from "./checkouts";
 import type { ControlLink } from "./control-link";
+import type { SandboxReport } from "./sandbox-kind";
 
 export interface RequestDeps {
 	status(): DaemonStatus;
@@ -56,6 +57,8 @@ export function daemonStatus(options: {
 	link: ControlLink;
 	checkouts: ServedCheckouts;
 	planners?: (() => PlannerState[]) | undefined;
+	/** Which sandbox the backends run in (none, and why, shows in status). */
+	sandbox?: SandboxReport | undefined;
 	runs?: (() => RunState[]) | undefined;
 }): DaemonStatus {
 	const { ctx, link } = options;
@@ -88,7 +91,7 @@ export function daemonStatus(options: {
 			};
 		}),
 		runs: options.runs?.() ?? [],
-		planners: mergePlanners(snap.planners, options.planners?.() ?? []),
+		planners: mergePlanners(snap.planners, options.planners?.() ?? [], options.sandbox),
 	};
 }
 
@@ -96,6 +99,7 @@ export function daemonStatus(options: {
 function mergePlanners(
 	assigned: { document: { id: string; url: string; title: string; repository: string } }[],
 	local: PlannerState[],
+	sandbox: SandboxReport | undefined,
 ): DaemonPlanner[] {
 	const out = new Map<string, DaemonPlanner>();
 	for (const { document } of assigned) {
@@ -115,6 +119,11 @@ function mergePlanners(
 			worktree: p.worktree,
 			checkout: p.checkout,
 			...(p.pid === undefined ? {} : { pid: p.pid }),
+			since: new Date(p.since).toISOString(),
+			restarts: p.restarts,
+			...(p.reason ? { reason: p.reason } : {}),
+			sandbox: p.sandbox,
+			...(p.sandbox === "none" && sandbox?.reason ? { sandboxReason: sandbox.reason } : {}),
 		});
 	}
 	return [...out.values()];

@@ -1,0 +1,114 @@
+// The sandbox a Planner backend runs in: bubblewrap's argv on Linux, a generated sandbox-exec profile on macOS.
+// Everything readable, nothing writable but the document's worktree (and its git dir) and the --sandbox-write paths;
+// the person's checkout, its .git, index and HEAD stay read-only whatever --sandbox-write says; the network stays open.
+
+export type SandboxKind = "bwrap" | "sandbox-exec" | "none";
+
+export interface SandboxPaths {
+	/** The person's checkout root. */
+	checkout: string;
+	/** Its git dir and common dir (the same for a regular checkout; a linked worktree of theirs has both). */
+	checkoutGitDirs: readonly string[];
+	worktree: string;
+	/** The worktree's own git dir (<common>/worktrees/<name>), when it is a worktree. */
+	worktreeGitDir?: string | undefined;
+	/**
+	 * What of the checkout's common git dir a commit and a new branch write: objects, refs and
+	 * their logs. Without them the worktree could not commit at all, so these alone are writable;
+	 * its HEAD, index, config, hooks and worktree list stay read-only.
+	 */
+	sharedGitWritable?: readonly string[] | undefined;
+	/** --sandbox-write paths. */
+	writable: readonly string[];
+	/** Files the backend must not read at all (the machine credential). */
+	hidden: readonly string[];
+	/** Folders it must still read where the sandbox has its own /tmp (the token files' folder). */
+	readable?: readonly string[] | undefined;
+}
+
+/** The argv that runs `command` in the sandbox (the command itself for none). */
+export function sandboxedArgv(
+	kind: SandboxKind,
+	command: readonly string[],
+	paths: SandboxPaths,
+	tools: { bwrap?: string; sandboxExec?: string } = {},
+): string[] {
+	switch (kind) {
+		case "none":
+			return [...command];
+		case "bwrap":
+			return [tools.bwrap ?? "bwrap", ...bwrapArgs(paths), "--", ...command];
+		case "sandbox-exec":
+			return [tools.sandboxExec ?? "sandbox-exec", "-p", sandboxExecProfile(paths), ...command];
+	}
+}
+
+/**
+ * bubblewrap's options. Later mounts cover earlier ones, so the order is the policy: the whole
+ * file system read-only, a fresh /dev and /proc, a private empty /tmp (anything of /tmp the
+ * backend needs, the token files' folder, is bound into it again), the --sandbox-write paths writable, then the
+ * checkout and its git dirs read-only again over any of those, then the worktree and its git dir
+ * writable (the worktree's git dir lives inside the checkout's .git), then the hidden files masked.
+ * --die-with-parent: if the daemon dies without stopping it, the backend does not outlive it.
+ */
+export function bwrapArgs(paths: SandboxPaths): string[] {
+	const args = [
+		"--die-with-parent",
+		"--ro-bind",
+		"/",
+		"/",
+		"--dev",
+		"/dev",
+		"--proc",
+		"/proc",
+		"--tmpfs",
+		"/tmp",
+	];
+	for (const path of paths.readable ?? []) args.push("--ro-bind-try", path, path);
+	for (const path of paths.writable) args.push("--bind-try", path, path);
+	for (const path of unique([paths.checkout, ...paths.checkoutGitDirs]))
+		args.push("--ro-bind-try", path, path);
+	args.push("--bind", paths.worktree, paths.worktree);
+	if (paths.worktreeGitDir) args.push("--bind", paths.worktreeGitDir, paths.worktreeGitDir);
+	for (const path of paths.sharedGitWritable ?? []) args.push("--bind-try", path, path);
+	for (const path of paths.hidden) args.push("--ro-bind-try", "/dev/null", path);
+	return args;
+}
+
+/**
+ * A sandbox-exec (SBPL) profile. The last matching rule wins, so it reads like the bwrap order:
+ * allow by default, deny every write, allow the writable paths, deny the checkout again, allow
+ * the worktree and its git dir, and deny reading the hidden files.
+ */
+export function sandboxExecProfile(paths: SandboxPaths): string {
+	const subpaths = (list: readonly string[]) => list.map((p) => `(subpath ${sbplString(p)})`).join(" ");
+	const lines = [
+		"(version 1)",
+		"(allow default)",
+		"(deny file-write*)",
+		'(allow file-write* (literal "/dev/null") (literal "/dev/tty") (literal "/dev/dtracehelper"))',
+		// Temporary files: macOS has no private /tmp to give, so the shared ones stay writable.
+		'(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders"))',
+	];
+	if (paths.writable.length > 0) lines.push(`(allow file-write* ${subpaths(paths.writable)})`);
+	lines.push(`(deny file-write* ${subpaths(unique([paths.checkout, ...paths.checkoutGitDirs]))})`);
+	lines.push(
+		`(allow file-write* ${subpaths([
+			paths.worktree,
+			...(paths.worktreeGitDir ? [paths.worktreeGitDir] : []),
+			...(paths.sharedGitWritable ?? []),
+		])})`,
+	);
+	if (paths.hidden.length > 0)
+		lines.push(`(deny file-read* ${paths.hidden.map((p) => `(literal ${sbplString(p)})`).join(" ")})`);
+	return `${lines.join("\n")}\n`;
+}
+
+/** A string literal in SBPL: backslashes and double quotes escaped. */
+function sbplString(text: string): string {
+	return `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`;
+}
+
+function unique(list: readonly string[]): string[] {
+	return [...new Set(list)];
+}
