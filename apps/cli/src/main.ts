@@ -8,6 +8,7 @@ import { homedir, hostname, networkInterfaces } from "node:os";
 import type { execa } from "execa";
 import type { CliContext, Writer } from "./context";
 import { CliError, EXIT, toCliError } from "./errors";
+import { killLiveGroups } from "./planners/live-groups";
 import { CLI_VERSION, detectInstallMethod, selfCommand } from "./version";
 
 function processWriter(stream: NodeJS.WriteStream): Writer {
@@ -103,8 +104,10 @@ async function main(): Promise<number> {
 	const controller = new AbortController();
 	const ctx = await processContext(controller.signal);
 	const { runCli } = await import("./program");
+	// Whatever ends this process, no Planner backend it started outlives it (see live-groups.ts).
+	process.on("exit", () => killLiveGroups());
 	const interrupt = () => {
-		// A second Ctrl-C does not wait for the command to wind down.
+		// A second Ctrl-C does not wait for the command to wind down (its backends get SIGKILL on exit).
 		if (controller.signal.aborted) process.exit(EXIT.interrupted);
 		controller.abort(new CliError("interrupted", "Interrupted."));
 	};

@@ -177,6 +177,33 @@ describe("Planner backends run by the daemon", () => {
 	);
 
 	test(
+		"a second Ctrl-C ends the daemon at once, and takes its backends' groups along (SIGKILL), grandchildren too",
+		async () => {
+			const pidDir = await makeCliHome();
+			homes.push(pidDir);
+			const pidFile = join(pidDir.root, "grandchild.pid");
+			const { h } = await setup({ command: [STAND_IN], env: { BACKEND_GRANDCHILD: pidFile } });
+			const daemon = spawnCli(["run"], h.env);
+			await daemon.waitFor(/Connected to/);
+			await eventually("the grandchild", () => readFileSafe(pidFile).trim() !== "");
+			const grandchild = Number(readFileSafe(pidFile).trim());
+			const started = readLog(h.paths.logFile).find(
+				(l) => l.pid && /^started the Planner backend/.test(String(l.msg)),
+			);
+			// The first signal starts the graceful stop, which waits on the grandchild ignoring SIGTERM;
+			// the second (a terminal's Ctrl-C reaching the whole foreground group does this) ends it now.
+			daemon.kill("SIGTERM");
+			await eventually("the graceful stop under way", () => logged(h, "stopping").length > 0);
+			daemon.kill("SIGINT");
+			expect(await daemon.exited).toBe(130);
+			await eventually("the backend and its grandchild gone", () => {
+				return !isAlive({ pid: grandchild }) && !isAlive({ pid: Number(started?.pid) });
+			});
+		},
+		SLOW,
+	);
+
+	test(
 		"revoking the machine stops the backend and deletes its token files; its output never shows a secret",
 		async () => {
 			const { machines, h, tokenFile, machineId } = await setup({

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import type { Clock } from "@chopin/agent-link/clock";
 import type { Platform } from "../paths";
+import { addLiveGroup, removeLiveGroup } from "./live-groups";
 
 /** How long a backend's group has between SIGTERM and SIGKILL (agent-connection.md: 5 seconds). */
 export const STOP_GRACE_MS = 5_000;
@@ -63,6 +64,8 @@ export function spawnGroup(options: GroupOptions): BackendGroup {
 		});
 		child.once("exit", (code, signal) => {
 			leaderGone = true;
+			// Nothing of the group is left: forget it, so a pid used again later is never signalled.
+			if (child.pid !== undefined && !windows && !groupAlive(child.pid)) removeLiveGroup(child.pid);
 			resolve({ code, signal });
 		});
 	});
@@ -72,9 +75,17 @@ export function spawnGroup(options: GroupOptions): BackendGroup {
 	});
 	const pid = child.pid;
 	const graceMs = options.graceMs ?? STOP_GRACE_MS;
+	if (pid !== undefined) addLiveGroup(pid);
 
 	const stop = async (): Promise<void> => {
 		if (pid === undefined) return;
+		try {
+			await stopGroup(pid);
+		} finally {
+			removeLiveGroup(pid);
+		}
+	};
+	const stopGroup = async (pid: number): Promise<void> => {
 		if (windows) {
 			if (leaderGone) return;
 			await new Promise<void>((resolve) => {

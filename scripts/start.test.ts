@@ -1,0 +1,51 @@
+// `npm start`'s whole loop, as a person runs it: the real server, a machine paired through the real pairing flow,
+// the daemon launching the example backend, one @chopin message answered; Ctrl-C then leaves no process behind.
+import { afterAll, expect, test } from "bun:test";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const dataDir = mkdtempSync(join(tmpdir(), "chopin-start-"));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+/** Processes whose environment names the demo's data dir: the server, the daemon, the backend. */
+function processesOf(dir: string): number[] {
+	const found: number[] = [];
+	for (const entry of readdirSync("/proc")) {
+		if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+		try {
+			if (readFileSync(`/proc/${entry}/environ`, "latin1").includes(dir)) found.push(Number(entry));
+		} catch {
+			// Gone meanwhile, or not ours to read.
+		}
+	}
+	return found;
+}
+
+test("npm start runs the server, pairs a machine, and its example backend answers @chopin; Ctrl-C stops them all", async () => {
+	const start = Bun.spawn(["bun", join(import.meta.dir, "start.ts")], {
+		env: { ...process.env, DATA_DIR: dataDir, PORT: "0", LOG_LEVEL: "warn" },
+		stdout: "pipe",
+		stderr: "pipe",
+	});
+	let out = "";
+	const decoder = new TextDecoder();
+	const answered = (async () => {
+		for await (const chunk of start.stdout) {
+			out += decoder.decode(chunk, { stream: true });
+			if (out.includes("Press Ctrl-C to stop")) return;
+		}
+	})();
+	const errors = new Response(start.stderr).text();
+	await Promise.race([answered, start.exited]);
+	expect(out).toContain("The demo machine's Planner answered in Chat:");
+	expect(out).toContain("Echo: @chopin Hello from the demo machine!");
+	expect(processesOf(dataDir).length).toBeGreaterThanOrEqual(3);
+	start.kill("SIGINT");
+	await start.exited;
+	const stderr = await errors;
+	// The daemon's and backend's output is redacted: no credential of any kind reaches it.
+	expect(stderr).not.toMatch(/chopin_[pm]_[A-Za-z0-9_-]{20}/);
+	for (let i = 0; i < 100 && processesOf(dataDir).length > 0; i++) await Bun.sleep(100);
+	expect(processesOf(dataDir)).toEqual([]);
+}, 180_000);
