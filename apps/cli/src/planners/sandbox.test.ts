@@ -33,8 +33,6 @@ describe("sandbox", () => {
 			"/dev",
 			"--proc",
 			"/proc",
-			"--tmpfs",
-			"/tmp",
 			"--ro-bind-try",
 			"/s/tokens",
 			"/s/tokens",

@@ -22,8 +22,13 @@ export interface SandboxPaths {
 	writable: readonly string[];
 	/** Files the backend must not read at all (the machine credential). */
 	hidden: readonly string[];
-	/** Folders it must still read where the sandbox has its own /tmp (the token files' folder). */
+	/** Folders it must still read (the token files' folder), bound again over anything above them. */
 	readable?: readonly string[] | undefined;
+	/**
+	 * The backend's own writable temporary folder (its TMPDIR). The host's /tmp stays readable and
+	 * read-only: a backend or its runtime installed under /tmp (a CI clone, an npx cache) must run.
+	 */
+	tmp?: string | undefined;
 }
 
 /** The argv that runs `command` in the sandbox (the command itself for none). */
@@ -45,25 +50,16 @@ export function sandboxedArgv(
 
 /**
  * bubblewrap's options. Later mounts cover earlier ones, so the order is the policy: the whole
- * file system read-only, a fresh /dev and /proc, a private empty /tmp (anything of /tmp the
- * backend needs, the token files' folder, is bound into it again), the --sandbox-write paths writable, then the
+ * file system read-only (the host's /tmp too: it is not hidden, since the backend's own files may
+ * live there), a fresh /dev and /proc, the backend's own temporary folder writable (it gets it as
+ * TMPDIR), the --sandbox-write paths writable, then the
  * checkout and its git dirs read-only again over any of those, then the worktree and its git dir
  * writable (the worktree's git dir lives inside the checkout's .git), then the hidden files masked.
  * --die-with-parent: if the daemon dies without stopping it, the backend does not outlive it.
  */
 export function bwrapArgs(paths: SandboxPaths): string[] {
-	const args = [
-		"--die-with-parent",
-		"--ro-bind",
-		"/",
-		"/",
-		"--dev",
-		"/dev",
-		"--proc",
-		"/proc",
-		"--tmpfs",
-		"/tmp",
-	];
+	const args = ["--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+	if (paths.tmp) args.push("--bind", paths.tmp, paths.tmp);
 	for (const path of paths.readable ?? []) args.push("--ro-bind-try", path, path);
 	for (const path of paths.writable) args.push("--bind-try", path, path);
 	for (const path of unique([paths.checkout, ...paths.checkoutGitDirs]))

@@ -1,5 +1,6 @@
 // One document's Planner backend kept running: a fresh credential before every launch, its token files renewed
 // before expiry, the process group stopped and started again on the restart backoff, and a refusal ending it.
+import { mkdirSync } from "node:fs";
 import { type Backoff, restartBackoff } from "@chopin/agent-link/backoff";
 import type { Clock } from "@chopin/agent-link/clock";
 import type { GitHubToken, PlannerCredential, PlannerState } from "@chopin/agent-link/machine";
@@ -260,7 +261,10 @@ export class PlannerSupervisor {
 		if (github) files.github.write(github.token);
 		else files.github.remove();
 
-		const env = launchEnvironment(d.baseEnv, d.env, {
+		// In bubblewrap the host's /tmp is read-only: the backend writes its temporary files here instead.
+		const tmpDir = d.sandbox.kind === "bwrap" ? `${d.baseDir}/tmp/${id}` : undefined;
+		if (tmpDir) mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+		const launchEnv = launchEnvironment(d.baseEnv, d.env, {
 			url: d.server,
 			document: this.document.ref,
 			token: credential.token,
@@ -269,6 +273,7 @@ export class PlannerSupervisor {
 			worktree: this.#worktree,
 			github: github && { ...github, file: files.github.path },
 		});
+		const env = tmpDir ? { ...launchEnv, TMPDIR: tmpDir } : launchEnv;
 		const argv = sandboxedArgv(d.sandbox.kind, d.command, {
 			checkout,
 			checkoutGitDirs: gitDirs,
@@ -278,6 +283,7 @@ export class PlannerSupervisor {
 			writable: d.sandbox.writable,
 			hidden: d.sandbox.hidden,
 			readable: [tokensDir],
+			...(tmpDir && { tmp: tmpDir }),
 		});
 		if (this.#abort.signal.aborted) throw new Error("stopped");
 		const output = backendOutput({
