@@ -193,11 +193,12 @@ const REPOSITORY_VARIABLES = new Set([
 	"GIT_PREFIX",
 ]);
 
-async function git(
+/** Runs git with a clean git environment; its stdout and stderr as text. git missing is `git-not-found`; failing is the caller's to judge. */
+export async function runGit(
 	deps: GitDeps,
 	cwd: string,
 	args: string[],
-): Promise<{ exitCode: number; stdout: string }> {
+): Promise<{ exitCode: number; stdout: string; stderr: string }> {
 	const result = await deps.spawn("git", args, {
 		cwd,
 		env: gitEnv(deps.env),
@@ -215,7 +216,16 @@ async function git(
 		}
 		throw new CliError("git-failed", `git ${args[0]} failed: ${result.shortMessage}`);
 	}
-	return { exitCode: result.exitCode ?? 1, stdout: String(result.stdout).trim() };
+	return { exitCode: result.exitCode ?? 1, stdout: String(result.stdout), stderr: String(result.stderr) };
+}
+
+async function git(
+	deps: GitDeps,
+	cwd: string,
+	args: string[],
+): Promise<{ exitCode: number; stdout: string }> {
+	const { exitCode, stdout } = await runGit(deps, cwd, args);
+	return { exitCode, stdout: stdout.trim() };
 }
 
 function notACheckout(_path: string, message: string): CliError {

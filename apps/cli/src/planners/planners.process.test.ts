@@ -76,6 +76,12 @@ const backendLines = (h: CliHome) =>
 		.filter((l) => l.stream === "stdout" || l.stream === "stderr")
 		.map((l) => String(l.msg));
 
+/** The daemon's "started the Planner backend" line, once its log has it (the log is written asynchronously). */
+const startedLine = (h: CliHome) =>
+	eventually("the backend's start in the log", () =>
+		readLog(h.paths.logFile).find((l) => l.pid && /^started the Planner backend/.test(String(l.msg))),
+	);
+
 async function status(h: CliHome) {
 	const result = await runCliProcess(["status", "--json"], h.env);
 	return JSON.parse(result.stdout) as { planners: Record<string, unknown>[] };
@@ -151,9 +157,7 @@ describe("Planner backends run by the daemon", () => {
 			await eventually("the grandchild", () => readFileSafe(pidFile).trim() !== "" && existsSync(tokenFile));
 			const grandchild = Number(readFileSafe(pidFile).trim());
 			const first = readFileSafe(tokenFile);
-			const started = readLog(h.paths.logFile).find(
-				(l) => l.pid && /^started the Planner backend/.test(String(l.msg)),
-			);
+			const started = await startedLine(h);
 			const backendPid = Number(started?.pid);
 			expect(backendPid).toBeGreaterThan(0);
 			process.kill(backendPid, "SIGKILL");
@@ -187,9 +191,7 @@ describe("Planner backends run by the daemon", () => {
 			await daemon.waitFor(/Connected to/);
 			await eventually("the grandchild", () => readFileSafe(pidFile).trim() !== "");
 			const grandchild = Number(readFileSafe(pidFile).trim());
-			const started = readLog(h.paths.logFile).find(
-				(l) => l.pid && /^started the Planner backend/.test(String(l.msg)),
-			);
+			const started = await startedLine(h);
 			// The first signal starts the graceful stop, which waits on the grandchild ignoring SIGTERM;
 			// the second (a terminal's Ctrl-C reaching the whole foreground group does this) ends it now.
 			daemon.kill("SIGTERM");
@@ -215,9 +217,7 @@ describe("Planner backends run by the daemon", () => {
 			await eventually("the token file", () => existsSync(tokenFile));
 			const token = readFileSafe(tokenFile);
 			await eventually("the backend's output", () => backendLines(h).some((l) => l.startsWith("secrets:")));
-			const started = readLog(h.paths.logFile).find(
-				(l) => l.pid && /^started the Planner backend/.test(String(l.msg)),
-			);
+			const started = await startedLine(h);
 			expect((await machines.revoke(machineId)).status).toBe(204);
 			expect(await daemon.exited).toBe(10);
 			expect(existsSync(tokenFile)).toBe(false);

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { execa } from "execa";
 import { CliError } from "../errors";
-import { gitEnv } from "../git";
+import { runGit } from "../git";
 
 export interface WorkspaceDeps {
 	spawn: typeof execa;
@@ -112,23 +112,8 @@ function isEmptyOrMissing(dir: string): boolean {
 	}
 }
 
-async function git(
-	deps: WorkspaceDeps,
-	cwd: string,
-	args: string[],
-): Promise<{ exitCode: number; stdout: string; stderr: string }> {
-	try {
-		const result = await deps.spawn("git", args, {
-			cwd,
-			env: gitEnv(deps.env),
-			extendEnv: false,
-			reject: false,
-			stdin: "ignore",
-		});
-		return { exitCode: result.exitCode ?? 1, stdout: String(result.stdout), stderr: String(result.stderr) };
-	} catch (error) {
-		throw new CliError("git-not-found", `Could not run git: ${(error as Error).message}`);
-	}
+function git(deps: WorkspaceDeps, cwd: string, args: string[]) {
+	return runGit(deps, cwd, args);
 }
 
 function firstLine(text: string): string {
