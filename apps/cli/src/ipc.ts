@@ -2,7 +2,7 @@
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import { connect, createServer, type Socket } from "node:net";
 import type { Clock } from "@chopin/agent-link/clock";
-import { plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine";
+import { plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine/report";
 import { z } from "zod";
 import { CliError, isCliErrorCode } from "./errors";
 import type { Logger } from "./log";

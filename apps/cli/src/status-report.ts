@@ -1,6 +1,6 @@
 // What `chopin status` knows, as one zod schema (the stable `--json` shape): gathered from the files, the daemon's
 // control socket, and, when the daemon cannot say who the machine belongs to, a short call to the server.
-import { INSTALL_METHODS, runStateSchema } from "@chopin/agent-link/machine";
+import { INSTALL_METHODS, runStateSchema } from "@chopin/agent-link/machine/report";
 import { z } from "zod";
 import type { CliContext } from "./context";
 import { credentialDescriptionSchema, describeCredential, loadCredential } from "./credential";
