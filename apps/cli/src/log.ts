@@ -87,7 +87,8 @@ export function createLog(options: LogOptions): CliLog {
 		keep: options.keep ?? LOG_KEEP,
 		prepare: () => ensurePrivateDir(dirname(options.file)),
 	});
-	const echo = options.stderr?.isTTY ? options.stderr : undefined;
+	// Asked on the first line, not here: whether stderr is a terminal costs Node's stream (process-writer.ts).
+	let echo: LogOptions["stderr"] | null | undefined;
 	const echoAt = LEVEL_VALUES[options.echoLevel ?? "info"];
 	let fileBroken = false;
 	const destination = {
@@ -103,6 +104,7 @@ export function createLog(options: LogOptions): CliLog {
 					);
 				}
 			}
+			if (echo === undefined) echo = options.stderr?.isTTY ? options.stderr : null;
 			if (!echo) return;
 			const text = formatLine(line, echoAt);
 			if (text !== undefined) echo.write(text);

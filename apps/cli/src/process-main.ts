@@ -6,37 +6,11 @@
 import { homedir, hostname, networkInterfaces } from "node:os";
 import type { execa } from "execa";
 import { config as zodConfig } from "zod";
-import type { CliContext, Writer } from "./context";
+import type { CliContext } from "./context";
 import { CliError, EXIT, toCliError } from "./errors";
 import { killLiveGroups } from "./planners/live-groups";
+import { processWriter } from "./process-writer";
 import { CLI_VERSION, detectInstallMethod, selfCommand } from "./version";
-
-function processWriter(stream: NodeJS.WriteStream): Writer {
-	// A reader that went away (`chopin logs | head`) is not an error: stop writing to it, quietly.
-	let closed = false;
-	const isClosedPipe = (error: unknown) => (error as NodeJS.ErrnoException).code === "EPIPE";
-	stream.on("error", (error) => {
-		if (!isClosedPipe(error)) throw error;
-		closed = true;
-	});
-	return {
-		write: (text) => {
-			if (closed) return;
-			try {
-				stream.write(text);
-			} catch (error) {
-				if (!isClosedPipe(error)) throw error;
-				closed = true;
-			}
-		},
-		get isTTY() {
-			return Boolean(stream.isTTY);
-		},
-		get columns() {
-			return stream.isTTY ? stream.columns : undefined;
-		},
-	};
-}
 
 async function processContext(signal: AbortSignal): Promise<CliContext & { closeLog(): void }> {
 	const [{ systemClock }, { createLog, logLevelFromEnv, Secrets }, { hostDirs, resolvePaths, toPlatform }] =
@@ -48,8 +22,8 @@ async function processContext(signal: AbortSignal): Promise<CliContext & { close
 	const paths = resolvePaths({ env, platform, cwd, defaults: hostDirs() });
 	const clock = systemClock();
 	const secrets = new Secrets();
-	const stdout = processWriter(process.stdout);
-	const stderr = processWriter(process.stderr);
+	const stdout = processWriter({ fd: 1, stream: () => process.stdout });
+	const stderr = processWriter({ fd: 2, stream: () => process.stderr });
 	const log = createLog({
 		file: paths.logFile,
 		secrets,
@@ -62,7 +36,15 @@ async function processContext(signal: AbortSignal): Promise<CliContext & { close
 	return {
 		stdout,
 		stderr,
-		stdin: { stream: process.stdin, isTTY: Boolean(process.stdin.isTTY) },
+		// Getters: process.stdin is a Node stream that costs ~5 ms to build, and few commands read it.
+		stdin: {
+			get stream() {
+				return process.stdin;
+			},
+			get isTTY() {
+				return Boolean(process.stdin.isTTY);
+			},
+		},
 		env,
 		cwd,
 		platform,
