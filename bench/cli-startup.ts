@@ -7,7 +7,8 @@
  *   bun bench/cli-startup.ts [--runs 40] [--warmup 5] [--binary path/to/chopin] [--format esm|cjs]
  *
  * Without --binary it compiles this machine's target into bench/.out/ with the release flags
- * (`--format cjs` compiles with CommonJS bytecode instead, for comparison). A trivial compiled
+ * (ESM bytecode split into chunks; `--format cjs` compiles one CommonJS bytecode bundle instead, for
+ * comparison). A trivial compiled
  * program is measured too: the floor any `bun build --compile` binary starts at, so what is left
  * above it is chopin's own start-up (loading and evaluating its modules).
  */
@@ -39,13 +40,19 @@ const target = hostTarget();
 if (!target) throw new Error(`chopin is not built for ${process.platform}-${process.arch}`);
 
 async function compile(entry: string, name: string): Promise<string> {
-	const flags = values.format === "esm" ? COMPILE_FLAGS : COMPILE_FLAGS.filter((f) => f !== "--format=esm");
+	// CommonJS cannot be split.
+	const flags =
+		values.format === "esm"
+			? COMPILE_FLAGS
+			: COMPILE_FLAGS.filter((f) => f !== "--splitting").map((f) =>
+					f === "--format=esm" ? "--format=cjs" : f,
+				);
 	const dir = join(out, name);
 	mkdirSync(dir, { recursive: true });
 	return compileTarget(target!, dir, { entry, flags });
 }
 
-process.stderr.write(`compiling (${values.format} bytecode)...\n`);
+process.stderr.write(`compiling (${values.format === "esm" ? "split ESM" : "CommonJS"} bytecode)...\n`);
 const chopin = values.binary ?? (await compile(join(ROOT, "apps/cli/src/main.ts"), "chopin"));
 const trivialEntry = join(out, "trivial.ts");
 writeFileSync(trivialEntry, 'console.log("0.0.0");\n');
@@ -88,7 +95,7 @@ try {
 	};
 	const base = stats(times.get("bun -e 0")!);
 	console.log(
-		`chopin start-up, ${runs} runs each after ${warmup} warm-up, ${values.format} bytecode (${chopin})\n`,
+		`chopin start-up, ${runs} runs each after ${warmup} warm-up, ${values.format === "esm" ? "split ESM" : "CommonJS"} bytecode (${chopin})\n`,
 	);
 	console.log(
 		`${"command".padEnd(26)}${"median".padStart(9)}${"p90".padStart(9)}${"min".padStart(9)}${"mean ± sd".padStart(17)}${"x median".padStart(10)}${"x p90".padStart(8)}`,

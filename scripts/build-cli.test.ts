@@ -36,7 +36,7 @@ describe("the compiled chopin binary", () => {
 	afterAll(() => cli?.remove());
 
 	test("is built with the release flags, for this machine's target", () => {
-		expect(COMPILE_FLAGS).toEqual(["--compile", "--minify", "--bytecode", "--format=esm"]);
+		expect(COMPILE_FLAGS).toEqual(["--compile", "--minify", "--bytecode", "--format=esm", "--splitting"]);
 		expect(cli.target).toBe(hostTarget()!);
 		expect(cli.binary).toEndWith(`/${cli.target.asset}`);
 		expect(cli.version).toBe(cliPackage.version);

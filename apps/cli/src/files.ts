@@ -1,6 +1,5 @@
 // Atomic file writes (never a half-written credential or config) and zod-checked JSON reads.
 
-import { randomBytes } from "node:crypto";
 import * as nodeFs from "node:fs";
 import { basename, dirname, join } from "node:path";
 import type { z } from "zod";
@@ -36,7 +35,9 @@ export function writeFileAtomic(
 	const mode = options.mode ?? 0o600;
 	const dir = dirname(path);
 	sweepOrphans(dir, basename(path));
-	const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString("hex")}${TEMP_SUFFIX}`);
+	// Web Crypto, not node:crypto's randomBytes: importing node:crypto costs every command ~4 ms.
+	const nonce = Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString("hex");
+	const temp = join(dir, `.${basename(path)}.${process.pid}.${nonce}${TEMP_SUFFIX}`);
 	// "wx": never follow or reuse something already at the temp name.
 	const fd = fs.openSync(temp, "wx", mode);
 	let renamed = false;

@@ -1,8 +1,8 @@
 // The daemon's local control socket (a 0600 Unix socket, or a named pipe on Windows): newline-delimited JSON, zod-checked both ways.
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
-import { connect, createServer, type Socket } from "node:net";
+import type { Socket } from "node:net";
 import type { Clock } from "@chopin/agent-link/clock";
-import { plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine";
+import { plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine/report";
 import { z } from "zod";
 import { CliError, isCliErrorCode } from "./errors";
 import type { Logger } from "./log";
@@ -109,6 +109,26 @@ export interface IpcServer {
 
 const NOT_RUNNING_HINT = "Start it with `chopin run` or `chopin service install`.";
 
+/** node:net, loaded on first use: with no daemon, `chopin status` never needs it (~5 ms of start-up). */
+function net(): typeof import("node:net") {
+	return require("node:net") as typeof import("node:net");
+}
+
+function notRunning(): CliError {
+	return new CliError("daemon-not-running", "No chopin daemon is running.", NOT_RUNNING_HINT);
+}
+
+/** No file at a Unix socket's path: no daemon, known without connecting. A named pipe is always asked. */
+function socketMissing(socket: string): boolean {
+	if (socket.startsWith("\\\\.\\pipe\\")) return false;
+	try {
+		lstatSync(socket);
+		return false;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "ENOENT";
+	}
+}
+
 /**
  * Serves the control socket. A socket file left by a daemon that died is replaced; one with a
  * live daemon behind it is refused with daemon-already-running. The file is made 0600 (its
@@ -123,7 +143,7 @@ export async function listenIpc(options: {
 	const { socket, platform } = options;
 	if (platform !== "win32") await removeStaleSocket(socket);
 	const sockets = new Set<Socket>();
-	const server = createServer((connection) => {
+	const server = net().createServer((connection) => {
 		sockets.add(connection);
 		connection.on("close", () => sockets.delete(connection));
 		serveConnection(connection, options.handler, options.log);
@@ -190,7 +210,8 @@ export interface IpcClientOptions {
 function exchange(options: IpcClientOptions, payload: string): Promise<string> {
 	return new Promise((resolve, reject) => {
 		if (options.signal?.aborted) return reject(interrupted());
-		const socket = connect(options.socket);
+		if (socketMissing(options.socket)) return reject(notRunning());
+		const socket = net().connect(options.socket);
 		let buffer = "";
 		let settled = false;
 		const onAbort = () => finish(interrupted());
@@ -223,7 +244,7 @@ function exchange(options: IpcClientOptions, payload: string): Promise<string> {
 		});
 		socket.on("error", (error: NodeJS.ErrnoException) => {
 			if (error.code === "ENOENT" || error.code === "ECONNREFUSED") {
-				finish(new CliError("daemon-not-running", "No chopin daemon is running.", NOT_RUNNING_HINT));
+				finish(notRunning());
 			} else if (error.code === "EACCES" || error.code === "EPERM") {
 				finish(
 					new CliError(
@@ -314,7 +335,7 @@ async function removeStaleSocket(socket: string): Promise<void> {
 
 function probe(socket: string): Promise<"live" | "stale" | "missing"> {
 	return new Promise((resolve) => {
-		const connection = connect(socket);
+		const connection = net().connect(socket);
 		connection.once("connect", () => {
 			connection.destroy();
 			resolve("live");

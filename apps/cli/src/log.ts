@@ -3,12 +3,13 @@
 import { dirname } from "node:path";
 import type { Clock } from "@chopin/agent-link/clock";
 import { createRedactor, redactTokens } from "@chopin/agent-link/redact";
-import pino, { type Logger } from "pino";
+import type { LogFn, Logger as PinoLogger } from "pino";
 import { z } from "zod";
 import { ensurePrivateDir } from "./paths";
 import { RotatingFile } from "./rotating-file";
 
-export type { Logger };
+/** The part of pino's logger the CLI uses. */
+export type Logger = Pick<PinoLogger, "debug" | "info" | "warn" | "error">;
 
 export const LOG_MAX_BYTES = 10 * 1024 * 1024;
 export const LOG_KEEP = 5;
@@ -36,6 +37,17 @@ export class Secrets {
 
 const levelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace"]);
 export type LogLevel = z.infer<typeof levelSchema>;
+
+/** pino's level numbers (its defaults), known here so a level check needs no pino. */
+const LEVEL_VALUES: Record<LogLevel, number> = {
+	trace: 10,
+	debug: 20,
+	info: 30,
+	warn: 40,
+	error: 50,
+	fatal: 60,
+};
+const LEVEL_LABELS = new Map(Object.entries(LEVEL_VALUES).map(([label, value]) => [value, label]));
 
 /** CHOPIN_LOG_LEVEL, or info when it is unset or not a level. */
 export function logLevelFromEnv(value: string | undefined): LogLevel {
@@ -65,7 +77,8 @@ export interface CliLog {
 /**
  * A pino logger with a synchronous destination. pino transports run in worker threads, which
  * break inside `bun build --compile` binaries, so the file (and its rotation) is written here.
- * The file is opened on the first line, so commands that log nothing create nothing.
+ * The file is opened on the first line, so commands that log nothing create nothing; pino itself
+ * is loaded on the first line at an enabled level (~5 ms of start-up: docs/install.md § Start-up time).
  */
 export function createLog(options: LogOptions): CliLog {
 	const file = new RotatingFile({
@@ -74,8 +87,9 @@ export function createLog(options: LogOptions): CliLog {
 		keep: options.keep ?? LOG_KEEP,
 		prepare: () => ensurePrivateDir(dirname(options.file)),
 	});
-	const echo = options.stderr?.isTTY ? options.stderr : undefined;
-	const echoAt = pino.levels.values[options.echoLevel ?? "info"]!;
+	// Asked on the first line, not here: whether stderr is a terminal costs Node's stream (process-writer.ts).
+	let echo: LogOptions["stderr"] | null | undefined;
+	const echoAt = LEVEL_VALUES[options.echoLevel ?? "info"];
 	let fileBroken = false;
 	const destination = {
 		write(line: string): void {
@@ -90,21 +104,41 @@ export function createLog(options: LogOptions): CliLog {
 					);
 				}
 			}
+			if (echo === undefined) echo = options.stderr?.isTTY ? options.stderr : null;
 			if (!echo) return;
 			const text = formatLine(line, echoAt);
 			if (text !== undefined) echo.write(text);
 		},
 	};
-	const logger = pino(
-		{
-			level: options.level ?? "info",
-			base: { pid: process.pid },
-			timestamp: () => `,"time":"${new Date(options.clock.now()).toISOString()}"`,
-			// Every line, whatever logged it, is redacted before it reaches the file or the TTY.
-			hooks: { streamWrite: (line) => options.secrets.redact(line) },
-		},
-		destination,
-	);
+	const level = options.level ?? "info";
+	let pinoLogger: PinoLogger | undefined;
+	const real = (): PinoLogger => {
+		// require, not import(): logging is synchronous. The bundler still gives pino a chunk of its own.
+		const pino = require("pino") as typeof import("pino");
+		pinoLogger ??= pino.default(
+			{
+				level,
+				base: { pid: process.pid },
+				timestamp: () => `,"time":"${new Date(options.clock.now()).toISOString()}"`,
+				// Every line, whatever logged it, is redacted before it reaches the file or the TTY.
+				hooks: { streamWrite: (line) => options.secrets.redact(line) },
+			},
+			destination,
+		);
+		return pinoLogger;
+	};
+	const method = (name: keyof Logger): LogFn => {
+		const enabled = LEVEL_VALUES[name] >= LEVEL_VALUES[level];
+		return ((...args: Parameters<LogFn>) => {
+			if (enabled) real()[name](...args);
+		}) as LogFn;
+	};
+	const logger: Logger = {
+		debug: method("debug"),
+		info: method("info"),
+		warn: method("warn"),
+		error: method("error"),
+	};
 	return { logger, close: () => file.close() };
 }
 
@@ -120,7 +154,7 @@ export function formatLine(line: string, minLevel = 0): string | undefined {
 	if (level < minLevel) return undefined;
 	const { level: _level, time, pid: _pid, msg, ...rest } = entry;
 	const clock = typeof time === "string" ? time.slice(11, 19) : "";
-	const name = (pino.levels.labels[level] ?? String(level)).toUpperCase().padEnd(5);
+	const name = (LEVEL_LABELS.get(level) ?? String(level)).toUpperCase().padEnd(5);
 	const fields = Object.entries(rest)
 		.map(([key, value]) => `${key}=${typeof value === "string" ? value : JSON.stringify(value)}`)
 		.join(" ");

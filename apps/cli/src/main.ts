@@ -1,145 +1,25 @@
 #!/usr/bin/env bun
-// The chopin entry point: the only place that reads the real process, builds the context, and turns an error into an exit code.
+// The chopin entry point: answers `--version` at once and hands every other command to process-main.ts.
 //
-// Start-up time matters (scripts and installers run `chopin --version`; every command pays it), so
-// only light modules are imported up front: `--version` is answered before the command tree, the
-// log and zod schemas are loaded, and execa is loaded by the first command that spawns.
-import { homedir, hostname, networkInterfaces } from "node:os";
-import type { execa } from "execa";
-import type { CliContext, Writer } from "./context";
-import { CliError, EXIT, toCliError } from "./errors";
-import { killLiveGroups } from "./planners/live-groups";
-import { CLI_VERSION, detectInstallMethod, selfCommand } from "./version";
+// Scripts and installers run `chopin --version`, so it costs no more than Bun's own start: nothing
+// else is imported before the answer. In a compiled binary (split ESM bytecode) what sits behind
+// import() is another chunk, parsed and evaluated only when imported (docs/install.md § Start-up time).
+import cliPackage from "../package.json" with { type: "json" };
 
-function processWriter(stream: NodeJS.WriteStream): Writer {
-	// A reader that went away (`chopin logs | head`) is not an error: stop writing to it, quietly.
-	let closed = false;
-	const isClosedPipe = (error: unknown) => (error as NodeJS.ErrnoException).code === "EPIPE";
-	stream.on("error", (error) => {
-		if (!isClosedPipe(error)) throw error;
-		closed = true;
-	});
-	return {
-		write: (text) => {
-			if (closed) return;
-			try {
-				stream.write(text);
-			} catch (error) {
-				if (!isClosedPipe(error)) throw error;
-				closed = true;
-			}
-		},
-		get isTTY() {
-			return Boolean(stream.isTTY);
-		},
-		get columns() {
-			return stream.isTTY ? stream.columns : undefined;
-		},
-	};
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+	// What commander would print. console.log, not process.stdout: its first use loads node:stream and node:tty (~4 ms).
+	console.log(cliPackage.version);
+} else {
+	import("./process-main")
+		.then(({ runProcess }) => runProcess(argv))
+		.then(
+			(code) => {
+				process.exitCode = code;
+			},
+			(error: unknown) => {
+				process.stderr.write(`error: ${String(error)}\n`);
+				process.exitCode = 1;
+			},
+		);
 }
-
-async function processContext(signal: AbortSignal): Promise<CliContext & { closeLog(): void }> {
-	const [{ systemClock }, { createLog, logLevelFromEnv, Secrets }, { hostDirs, resolvePaths, toPlatform }] =
-		await Promise.all([import("@chopin/agent-link/clock"), import("./log"), import("./paths")]);
-	const platform = toPlatform(process.platform);
-	const env = { ...process.env };
-	const cwd = process.cwd();
-	const home = homedir();
-	const paths = resolvePaths({ env, platform, cwd, defaults: hostDirs() });
-	const clock = systemClock();
-	const secrets = new Secrets();
-	const stdout = processWriter(process.stdout);
-	const stderr = processWriter(process.stderr);
-	const log = createLog({
-		file: paths.logFile,
-		secrets,
-		clock,
-		level: logLevelFromEnv(env.CHOPIN_LOG_LEVEL),
-		stderr,
-	});
-	// Inside a compiled binary argv is [bun, /$bunfs/root/chopin, ...] and Bun.main the embedded entry.
-	const facts = { execPath: process.execPath, main: Bun.main, platform, home };
-	return {
-		stdout,
-		stderr,
-		stdin: { stream: process.stdin, isTTY: Boolean(process.stdin.isTTY) },
-		env,
-		cwd,
-		platform,
-		arch: process.arch,
-		home,
-		clock,
-		paths,
-		fetch: globalThis.fetch,
-		// Loaded on first use: most commands never spawn, and execa takes ~10 ms to load.
-		get spawn(): typeof execa {
-			return (require("execa") as typeof import("execa")).execa;
-		},
-		// ws reads a refused upgrade's status and JSON body, which the platform WebSocket cannot; loaded
-		// by the commands that connect.
-		openWebSocket: (url, protocols, options) => {
-			const { WebSocket } = require("ws") as typeof import("ws");
-			return new WebSocket(url, protocols, options);
-		},
-		hostname: hostname(),
-		networkInterfaces,
-		version: CLI_VERSION,
-		execPath: process.execPath,
-		selfCommand: selfCommand(facts),
-		installMethod: detectInstallMethod(facts),
-		log: log.logger,
-		secrets,
-		signal,
-		closeLog: log.close,
-	};
-}
-
-async function main(): Promise<number> {
-	const argv = process.argv.slice(2);
-	// What commander would print for these, without loading it (see the top of this file).
-	if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
-		process.stdout.write(`${CLI_VERSION}\n`);
-		return EXIT.ok;
-	}
-	const controller = new AbortController();
-	const ctx = await processContext(controller.signal);
-	const { runCli } = await import("./program");
-	// Whatever ends this process, no Planner backend it started outlives it (see live-groups.ts).
-	process.on("exit", () => killLiveGroups());
-	const interrupt = () => {
-		// A second Ctrl-C does not wait for the command to wind down (its backends get SIGKILL on exit).
-		if (controller.signal.aborted) process.exit(EXIT.interrupted);
-		controller.abort(new CliError("interrupted", "Interrupted."));
-	};
-	process.on("SIGINT", interrupt);
-	process.on("SIGTERM", interrupt);
-	try {
-		await runCli(argv, ctx);
-		return EXIT.ok;
-	} catch (thrown) {
-		const error = toCliError(thrown);
-		if (error.code === "unexpected") ctx.log.error({ err: thrown }, "command failed unexpectedly");
-		ctx.stderr.write(`error: ${ctx.secrets.redact(error.message)}\n`);
-		const hint =
-			error.code === "unexpected"
-				? `This is a bug in chopin; ${ctx.paths.logFile} has the details.`
-				: error.hint;
-		if (hint) ctx.stderr.write(`hint: ${ctx.secrets.redact(hint)}\n`);
-		return error.exitCode;
-	} finally {
-		process.off("SIGINT", interrupt);
-		process.off("SIGTERM", interrupt);
-		ctx.closeLog();
-	}
-}
-
-// No top-level await: `bun build --compile --bytecode` emits CommonJS unless told otherwise.
-main().then(
-	(code) => {
-		process.exitCode = code;
-	},
-	(error: unknown) => {
-		process.stderr.write(`error: ${String(error)}\n`);
-		process.exitCode = EXIT.error;
-	},
-);

@@ -1,5 +1,4 @@
 // Where chopin keeps its state (credential, locks, socket, logs) and its config, per platform.
-import { createHash } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { posix, win32 } from "node:path";
 import envPaths from "env-paths";
@@ -68,7 +67,8 @@ export function resolvePaths(options: {
  */
 export function socketPath(stateDir: string, platform: Platform): string {
 	if (platform === "win32") {
-		const hash = createHash("sha256").update(stateDir.toLowerCase()).digest("hex").slice(0, 16);
+		// Bun's hasher, not node:crypto's createHash: importing node:crypto costs every command ~4 ms.
+		const hash = new Bun.CryptoHasher("sha256").update(stateDir.toLowerCase()).digest("hex").slice(0, 16);
 		return `\\\\.\\pipe\\chopin-${hash}`;
 	}
 	return posix.join(stateDir, "chopin.sock");

@@ -1,13 +1,12 @@
 // What `chopin status` knows, as one zod schema (the stable `--json` shape): gathered from the files, the daemon's
 // control socket, and, when the daemon cannot say who the machine belongs to, a short call to the server.
-import { INSTALL_METHODS, runStateSchema } from "@chopin/agent-link/machine";
+import { INSTALL_METHODS, runStateSchema } from "@chopin/agent-link/machine/report";
 import { z } from "zod";
 import type { CliContext } from "./context";
 import { credentialDescriptionSchema, describeCredential, loadCredential } from "./credential";
 import { CliError } from "./errors";
 import { type DaemonStatus, daemonPlannerSchema, ipcRequest } from "./ipc";
 import { loadMachineConfig, type MachineConfig } from "./machine-config";
-import { ServerApi } from "./server-api";
 
 /** How long status waits for the server when the daemon cannot say who the machine belongs to. */
 export const ACCOUNT_LOOKUP_TIMEOUT_MS = 3_000;
@@ -183,6 +182,8 @@ async function whoseMachine(
 	}
 	if (!credential) return { account: { login: null, source: "unknown", problem: null }, machine: null };
 	try {
+		// Loaded only here: an unpaired machine, or one whose daemon answered, never needs it.
+		const { ServerApi } = await import("./server-api");
 		const info = await new ServerApi(ctx, credential.server).machine(
 			credential.token,
 			ACCOUNT_LOOKUP_TIMEOUT_MS,

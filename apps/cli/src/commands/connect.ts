@@ -6,11 +6,7 @@ import { plannerCommandFromEnv, splitCommandLine } from "../command-line";
 import { CommandWithTail } from "../command-tail";
 import { nextMachineConfig } from "../connect-config";
 import type { CliContext } from "../context";
-import { deleteCredential, loadCredential, saveCredential } from "../credential";
-import { runDaemon } from "../daemon/daemon";
 import { CliError } from "../errors";
-import { describeCheckout } from "../git";
-import { ipcRequest } from "../ipc";
 import {
 	type Checkout,
 	documentRefSchema,
@@ -19,9 +15,7 @@ import {
 	saveMachineConfig,
 } from "../machine-config";
 import { codedIssue, parseOptions, viaCliError } from "../options";
-import { pairMachine } from "../pairing";
-import { pairingUi } from "../pairing-ui";
-import { ServerApi } from "../server-api";
+import type { ServerApi } from "../server-api";
 import { serverOriginSchema } from "../server-origin";
 import { examples, type Run } from "./help";
 
@@ -217,6 +211,15 @@ export function connectCommand(ctx: CliContext, run: Run<ConnectOptions> = runCo
  * still works), write machine.json, then hand the checkout to the running daemon or become it.
  */
 export async function runConnect(options: ConnectOptions, ctx: CliContext): Promise<void> {
+	const [
+		{ deleteCredential, loadCredential, saveCredential },
+		{ runDaemon },
+		{ describeCheckout },
+		{ ipcRequest },
+		{ pairMachine },
+		{ pairingUi },
+		{ ServerApi },
+	] = await loadRunHalf();
 	const info = await describeCheckout(ctx, options.checkout);
 	const checkout: Checkout = {
 		path: info.root,
@@ -286,6 +289,22 @@ export async function runConnect(options: ConnectOptions, ctx: CliContext): Prom
 }
 
 /** A stored credential the server says is revoked (or must be paired again) is replaced by a new pairing. */
+/**
+ * The modules only the run half needs (the daemon, pairing, git, the server API), loaded when it
+ * runs: every other command, and `--help`, starts without them (docs/install.md § Start-up time).
+ */
+function loadRunHalf() {
+	return Promise.all([
+		import("../credential"),
+		import("../daemon/daemon"),
+		import("../git"),
+		import("../ipc"),
+		import("../pairing"),
+		import("../pairing-ui"),
+		import("../server-api"),
+	]);
+}
+
 async function stillPaired(ctx: CliContext, api: ServerApi, token: string): Promise<boolean> {
 	try {
 		await api.machine(token, PAIRING_CHECK_TIMEOUT_MS);
@@ -307,6 +326,7 @@ async function stillPaired(ctx: CliContext, api: ServerApi, token: string): Prom
 }
 
 async function runningDaemonPid(ctx: CliContext): Promise<number | undefined> {
+	const { ipcRequest } = await import("../ipc");
 	try {
 		const answer = await ipcRequest(
 			{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },

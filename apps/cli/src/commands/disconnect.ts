@@ -7,7 +7,6 @@ import { CliError } from "../errors";
 import { ipcRequest } from "../ipc";
 import { parseOptions } from "../options";
 import { isAlive } from "../process-liveness";
-import { ServerApi } from "../server-api";
 import { examples, type Run } from "./help";
 
 export const disconnectOptionsSchema = z.strictObject({});
@@ -55,6 +54,8 @@ export async function runDisconnect(_options: DisconnectOptions, ctx: CliContext
 		ctx.stderr.write("This machine is not paired; there is nothing to disconnect.\n");
 		return;
 	}
+	// Loaded only here: the other commands start without the server API (docs/install.md § Start-up time).
+	const { ServerApi } = await import("../server-api");
 	const api = new ServerApi(ctx, credential.server);
 	try {
 		await api.revoke(credential.token);

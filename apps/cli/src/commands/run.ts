@@ -2,7 +2,6 @@
 import { Command } from "commander";
 import { z } from "zod";
 import type { CliContext } from "../context";
-import { runDaemon } from "../daemon/daemon";
 import { parseOptions } from "../options";
 import { examples, type Run } from "./help";
 
@@ -30,5 +29,7 @@ export function runCommand(ctx: CliContext, run: Run<RunOptions> = runRun): Comm
 
 /** Serves until stopped (exit 0) or until the server refuses the machine for good (exit 10 to 13, 15). */
 export async function runRun(_options: RunOptions, ctx: CliContext): Promise<void> {
+	// Loaded when it runs: the other commands start without the daemon (docs/install.md § Start-up time).
+	const { runDaemon } = await import("../daemon/daemon");
 	await runDaemon(ctx);
 }

@@ -3,6 +3,7 @@
  * the server and the CLI (docs/machines.md is the prose).
  */
 import { z } from "zod";
+import { INSTALL_METHODS } from "./report";
 
 export const MACHINE_SUBPROTOCOL = "chopin.machine.v1";
 export const MACHINE_PROTOCOL_VERSION = 1;
@@ -14,7 +15,6 @@ export const MACHINE_CREDENTIAL_PATTERN = /^chopin_m_[A-Za-z0-9_-]{43}$/;
 /** The header naming the CLI on every request: `chopin/0.3.1 (linux-x64; npm)`. */
 export const CLIENT_HEADER = "Chopin-Client";
 
-export const INSTALL_METHODS = ["npm", "script", "binary", "source"] as const;
 export const installMethodSchema = z.enum(INSTALL_METHODS);
 export type InstallMethod = z.infer<typeof installMethodSchema>;
 

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { chars, count, idString } from "../schemas/fields";
 import { clientInfoSchema, machineRefusalCodeSchema } from "./protocol";
+import { plannerStateSchema, runStateSchema, sandboxReportSchema } from "./report";
 
 const repository = z.string().regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, "must be owner/name");
 const label = chars(1, 128);
@@ -110,33 +111,6 @@ export const githubTokenSchema = z.strictObject({ token: z.string().min(1), expi
 export type GitHubToken = z.infer<typeof githubTokenSchema>;
 
 // The control channel --------------------------------------------------------------------------
-
-export const plannerStateSchema = z.strictObject({
-	document: idString,
-	url: chars(0, 2048).optional(),
-	state: z.enum(["starting", "running", "backoff", "stopped", "failed"]),
-	worktree: chars(1, 4096),
-	checkout: chars(1, 4096),
-	pid: count.optional(),
-	since: millis,
-	restarts: count,
-	sandbox: z.enum(["bwrap", "sandbox-exec", "none"]),
-	reason: note.optional(),
-});
-export type PlannerState = z.infer<typeof plannerStateSchema>;
-
-export const runStateSchema = z.strictObject({
-	id: idString,
-	status: z.enum(["running", "paused", "finished", "failed", "stopped"]),
-	worktree: chars(1, 4096),
-	document: idString.optional(),
-});
-export type RunState = z.infer<typeof runStateSchema>;
-
-export const sandboxReportSchema = z.strictObject({
-	kind: z.enum(["bwrap", "sandbox-exec", "none"]),
-	reason: note.optional(),
-});
 
 const machineState = {
 	checkouts: z.array(checkoutSchema).max(256),
