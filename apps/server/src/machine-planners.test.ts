@@ -44,9 +44,10 @@ interface Setup {
 async function setup(
 	kind: "sqlite" | "postgres" = "sqlite",
 	env: Record<string, string> = {},
+	options: { realClock?: boolean } = {},
 ): Promise<Setup> {
 	const server = await startTestServer({
-		clock,
+		...(!options.realClock && { clock }),
 		store: kind,
 		env: { ...LOCAL_ENV, LOCAL_PLANNER_CREDENTIALS: "on", ...env },
 	});
@@ -257,4 +258,14 @@ describe("an @chopin message with no attached Planner", () => {
 			message: wording.cantConnect("ana", "the Planner command exited with status 127"),
 		});
 	});
+
+	test("on the real clock, a wait past Bun's 10-second HTTP idle timeout still answers the request", async () => {
+		// Bun's idle timer is not on the injected clock, so this one runs in real time: 11 s, past its
+		// default of 10, which does not close a connection whose request is still being answered.
+		const s = await setup("sqlite", { PLANNER_CONNECT_WAIT_MS: "11000" }, { realClock: true });
+		await machineOnline(s);
+		const res = await send(s, "@chopin hello");
+		expect(res.status).toBe(409);
+		expect(await res.json()).toMatchObject({ message: wording.stillConnecting("ana") });
+	}, 30_000);
 });
