@@ -283,6 +283,12 @@ export async function runConnect(options: ConnectOptions, ctx: CliContext): Prom
 		ctx.stderr.write(
 			`The running chopin daemon (pid ${daemon}) ${added ? "now serves" : "already serves"} ${checkout.path} (${checkout.repository}).\n`,
 		);
+		// The daemon reads its Planner settings when it starts; say so rather than let them look applied.
+		if (JSON.stringify(current?.planner) !== JSON.stringify(config.planner)) {
+			ctx.stderr.write(
+				"The Planner settings are saved; the running daemon applies them when it next starts (stop it, then `chopin run`, or restart its service).\n",
+			);
+		}
 		return;
 	}
 	await runDaemon(ctx);
