@@ -283,11 +283,13 @@ export async function runConnect(options: ConnectOptions, ctx: CliContext): Prom
 		ctx.stderr.write(
 			`The running chopin daemon (pid ${daemon}) ${added ? "now serves" : "already serves"} ${checkout.path} (${checkout.repository}).\n`,
 		);
-		// The daemon reads its Planner settings when it starts; say so rather than let them look applied.
+		// Changed Planner settings: the daemon starts its backends again under them.
 		if (JSON.stringify(current?.planner) !== JSON.stringify(config.planner)) {
-			ctx.stderr.write(
-				"The Planner settings are saved; the running daemon applies them when it next starts (stop it, then `chopin run`, or restart its service).\n",
+			await ipcRequest(
+				{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
+				{ type: "reload" },
 			);
+			ctx.stderr.write(`The running chopin daemon (pid ${daemon}) now runs the Planner settings you gave.\n`);
 		}
 		return;
 	}

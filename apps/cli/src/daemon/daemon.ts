@@ -7,7 +7,7 @@ import type { CliContext } from "../context";
 import { requireCredential } from "../credential";
 import { type IpcServer, listenIpc } from "../ipc";
 import { lockDaemon } from "../lock";
-import { loadMachineConfig } from "../machine-config";
+import { loadMachineConfig, type MachineConfig } from "../machine-config";
 import { daemonPlanners } from "../planners/daemon-planners";
 import type { PlannerManager } from "../planners/manager";
 import { finalRefusalError } from "../server-errors";
@@ -40,7 +40,7 @@ export interface DaemonSeams {
 export interface RunningDaemon {
 	readonly link: ControlLink;
 	readonly checkouts: ServedCheckouts;
-	/** The Planner backends, when the config names a Planner command. */
+	/** The Planner backends, when the config names a Planner command (replaced when its settings change). */
 	readonly planners: PlannerManager | undefined;
 	/** Sends a report now (the state changed). */
 	report(): void;
@@ -69,11 +69,9 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		log: ctx.log,
 		now: () => ctx.clock.now(),
 	});
-	const sandbox: SandboxReport = sandboxKind({
-		platform: ctx.platform,
-		enabled: config?.planner?.sandbox.enabled ?? true,
-		which: seams.which ?? ((command) => Bun.which(command)),
-	});
+	const sandboxFor = (enabled: boolean): SandboxReport =>
+		sandboxKind({ platform: ctx.platform, enabled, which: seams.which ?? ((command) => Bun.which(command)) });
+	let sandbox = sandboxFor(config?.planner?.sandbox.enabled ?? true);
 	const state = (): MachineState => ({
 		checkouts: checkouts.list().map(({ path, repository, origin, branch }) => ({
 			path,
@@ -116,6 +114,7 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		},
 		onMessage: (message: MachineServerMessage) => {
 			if (message.type !== "welcome" && message.type !== "planners") return;
+			assignments = message.planners;
 			seams.onAssignments?.(message.planners);
 			if (manager) void manager.assign(message.planners);
 			else if (message.planners.length > 0 && !warnedNoCommand) {
@@ -128,10 +127,12 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		},
 	});
 	let warnedNoCommand = false;
-	if (config) {
-		manager = daemonPlanners({
+	/** The server's latest Planner assignments, handed to a manager built after them. */
+	let assignments: Assignment[] = [];
+	const plannersFor = (machineConfig: MachineConfig) =>
+		daemonPlanners({
 			ctx,
-			config,
+			config: machineConfig,
 			server,
 			machineToken: credential.token,
 			sandbox,
@@ -139,7 +140,28 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 			report: () => link.report(),
 			...(seams.cloneUrl ? { cloneUrl: seams.cloneUrl } : {}),
 		});
-	}
+	if (config) manager = plannersFor(config);
+	let plannerSettings = JSON.stringify(config?.planner);
+	/**
+	 * `chopin connect` saved other Planner settings (documents, command, --env, sandbox): the backends
+	 * stop and start again under the new ones, assigned documents included. Unchanged: nothing happens.
+	 */
+	const reloadPlanners = async (): Promise<boolean> => {
+		const next = loadMachineConfig(ctx.paths);
+		if (!next || JSON.stringify(next.planner) === plannerSettings) return false;
+		plannerSettings = JSON.stringify(next.planner);
+		await manager?.stopAll("its Planner settings changed");
+		sandbox = sandboxFor(next.planner?.sandbox.enabled ?? true);
+		manager = plannersFor(next);
+		running.planners = manager;
+		say(ctx, "Planner settings changed: the Planner backends start again under the new ones.");
+		if (manager) {
+			manager.start();
+			if (assignments.length > 0) await manager.assign(assignments);
+		}
+		link.report();
+		return true;
+	};
 	let stopping = false;
 	const stop = () => {
 		if (stopping) return;
@@ -147,7 +169,13 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		ctx.log.info("stopping");
 		void link.stop();
 	};
-	const running: RunningDaemon = { link, checkouts, planners: manager, report: () => link.report(), stop };
+	const running: { -readonly [K in keyof RunningDaemon]: RunningDaemon[K] } = {
+		link,
+		checkouts,
+		planners: manager,
+		report: () => link.report(),
+		stop,
+	};
 	let ipc: IpcServer | undefined;
 	try {
 		ipc = await listenIpc({
@@ -169,6 +197,7 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 				checkouts,
 				report: () => link.report(),
 				reload: () => loadMachineConfig(ctx.paths)?.checkouts ?? [],
+				reloadPlanners,
 				// After the answer is written: stopping closes the socket it travels on.
 				stop: () => setImmediate(stop),
 			}),

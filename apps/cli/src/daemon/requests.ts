@@ -1,5 +1,5 @@
 // What the daemon answers on its control socket: status (its view of the connection and what it serves),
-// add-checkout (lock it, report), reload (the config's checkouts), stop (graceful).
+// add-checkout (lock it, report), reload (the config's checkouts and Planner settings), stop (graceful).
 import type { PlannerState, RunState } from "@chopin/agent-link/machine";
 import type { CliContext } from "../context";
 import type { DaemonPlanner, DaemonStatus, IpcHandler } from "../ipc";
@@ -15,6 +15,8 @@ export interface RequestDeps {
 	report(): void;
 	/** The config's checkouts as they are now. */
 	reload(): Checkout[];
+	/** Applies changed Planner settings from the config; true when they had changed. */
+	reloadPlanners?(): Promise<boolean>;
 	stop(): void;
 }
 
@@ -40,6 +42,7 @@ export function controlRequests(deps: RequestDeps): IpcHandler {
 				}
 				// add() refreshes a served checkout's details too, so report whatever happened.
 				deps.report();
+				await deps.reloadPlanners?.();
 				return { type: "reload" };
 			}
 			case "stop":

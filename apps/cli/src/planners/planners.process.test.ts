@@ -294,6 +294,29 @@ describe("Planner backends run by the daemon", () => {
 		},
 		SLOW,
 	);
+
+	test(
+		"`chopin connect --planner` given to a running daemon starts that document's backend at once",
+		async () => {
+			const { h, documentId, tokenFile } = await setup({ command: [STAND_IN], configured: false });
+			const daemon = spawnCli(["run"], h.env);
+			await daemon.waitFor(/Connected to/);
+			expect((await status(h)).planners).toEqual([]);
+			const connect = await runCliProcess(["connect", h.checkout, "--planner", documentId], h.env);
+			expect(connect.code).toBe(0);
+			expect(connect.stderr).toContain(
+				`The running chopin daemon (pid ${daemon.pid}) now runs the Planner settings you gave.`,
+			);
+			await eventually("the backend running", async () => {
+				const planners = (await status(h)).planners;
+				return planners[0]?.state === "running" && existsSync(tokenFile);
+			});
+			// The same settings again: nothing restarts.
+			const again = await runCliProcess(["connect", h.checkout, "--planner", documentId], h.env);
+			expect(again.stderr).not.toContain("Planner settings");
+		},
+		SLOW,
+	);
 });
 
 function readFileSafe(path: string): string {
