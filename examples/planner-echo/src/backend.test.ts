@@ -11,7 +11,9 @@ import { ManualClock } from "@chopin/agent-link/clock";
 import { ScriptedServer } from "../../../packages/agent-link/src/client/contract/scripted-server";
 import { runBackend } from "./backend";
 
-const TOKEN = "chopin_p_echoBackendTestToken0123456789abcdefghijklmnopq";
+// Fakes of the credential shape, built here so no token-like literal sits in the source.
+const TOKEN = `chopin_p_${"t".repeat(43)}`;
+const EXPIRED = `chopin_p_${"e".repeat(43)}`;
 const PAGE =
 	"document: Plan\nsize: 9 bytes, 1 line, 1 block\n\n--- the document's text from line 1, verbatim ---\n# Plan\n";
 
@@ -157,7 +159,7 @@ describe("the backend's life against a scripted endpoint", () => {
 		const first = await server.nextConnection();
 		await first.attach();
 		// The connector renews the credential; a drop then meets the new one only through the file.
-		writeFileSync(tokenFile, "chopin_p_expiredEchoTestToken0123456789abcdefghijklmn", { mode: 0o600 });
+		writeFileSync(tokenFile, EXPIRED, { mode: 0o600 });
 		first.terminate();
 		await logged(/attaching again in 1000 ms/);
 		await clock.advance(1_000);
@@ -167,7 +169,7 @@ describe("the backend's life against a scripted endpoint", () => {
 		const second = await server.nextConnection();
 		await second.attach();
 		expect(server.upgrades.map((u) => u.status)).toEqual([101, 401, 101]);
-		expect(lines.join("\n")).not.toContain("expiredEchoTestToken");
+		expect(lines.join("\n")).not.toContain(EXPIRED);
 		expect(lines.join("\n")).not.toContain(TOKEN);
 	});
 });

@@ -152,7 +152,7 @@ describe("the client's own tools", () => {
 				type: "tool-result",
 				toolCallId: "c2",
 				toolName: "fetch",
-				result: "token=ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+				result: `token=ghp_${"f".repeat(36)}`,
 			}),
 			end(),
 		]);
