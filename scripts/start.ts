@@ -3,6 +3,7 @@
 // with the example Planner backend, and one @chopin message answered; then both stay up until Ctrl-C.
 // CHOPIN_DEMO_MACHINE=off runs the server alone; so does a custom AUTH_MODE or LOCAL_ACCOUNTS.
 import { join } from "node:path";
+import { lines } from "./demo/lines";
 import { type DemoMachine, startDemoMachine } from "./demo/machine";
 
 const root = join(import.meta.dir, "..");
@@ -57,26 +58,16 @@ async function runMachine(url: string): Promise<void> {
 	}
 }
 
-const decoder = new TextDecoder();
-let pending = "";
-for await (const chunk of server.stdout) {
-	pending += decoder.decode(chunk, { stream: true });
-	let at = pending.indexOf("\n");
-	while (at >= 0) {
-		const line = pending.slice(0, at);
-		pending = pending.slice(at + 1);
-		process.stdout.write(`${line}\n`);
-		const url = /^Chopin is running at (\S+)$/.exec(line)?.[1];
-		if (url) {
-			process.stdout.write(`\nOpen ${url}/ in your browser`);
-			process.stdout.write(demoAccount ? ` and sign in as "${demoAccount}" (no password).\n` : ".\n");
-			if (demoAccount) process.stdout.write('The demo document "Welcome to Chopin" is in demo/score.\n');
-			if (withMachine) void runMachine(url);
-			else process.stdout.write("Press Ctrl-C to stop.\n\n");
-		}
-		at = pending.indexOf("\n");
-	}
-}
+await lines(server.stdout, (line) => {
+	process.stdout.write(`${line}\n`);
+	const url = /^Chopin is running at (\S+)$/.exec(line)?.[1];
+	if (!url) return;
+	process.stdout.write(`\nOpen ${url}/ in your browser`);
+	process.stdout.write(demoAccount ? ` and sign in as "${demoAccount}" (no password).\n` : ".\n");
+	if (demoAccount) process.stdout.write('The demo document "Welcome to Chopin" is in demo/score.\n');
+	if (withMachine) void runMachine(url);
+	else process.stdout.write("Press Ctrl-C to stop.\n\n");
+});
 const code = await server.exited;
 await machine?.stop();
 process.exit(code);

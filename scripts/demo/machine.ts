@@ -4,6 +4,7 @@
 // with the server until Ctrl-C.
 import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { lines } from "./lines";
 
 export interface DemoMachineOptions {
 	/** The repository's root (where apps/ and examples/ are). */
@@ -80,7 +81,7 @@ export async function startDemoMachine(options: DemoMachineOptions): Promise<Dem
 	};
 	try {
 		void lines(daemon.stdout, (line) => options.daemonOutput?.(line));
-		const paired = watchPairing(daemon.stderr, options.daemonOutput, async (pairing) => {
+		void watchPairing(daemon.stderr, options.daemonOutput, async (pairing) => {
 			say(`Pairing the demo machine: confirming code ${pairing.code} as ${DEMO}...`);
 			await api.post(`/api/connector/pairings/${pairing.id}/confirm`, { code: pairing.code, autoRun: false });
 		});
@@ -90,7 +91,6 @@ export async function startDemoMachine(options: DemoMachineOptions): Promise<Dem
 				throw new Error(`chopin connect exited with status ${code} before the Planner answered`);
 			}),
 		]);
-		void paired;
 		return { daemon, documentId, reply, stop };
 	} catch (error) {
 		await stop();
@@ -229,19 +229,4 @@ async function askPlanner(api: Api, documentId: string, say: (line: string) => v
 		if (Date.now() > deadline) throw new Error("the Planner did not answer the demo message in time");
 		await Bun.sleep(250);
 	}
-}
-
-async function lines(stream: ReadableStream<Uint8Array>, each: (line: string) => void): Promise<void> {
-	const decoder = new TextDecoder();
-	let pending = "";
-	for await (const chunk of stream) {
-		pending += decoder.decode(chunk, { stream: true });
-		let at = pending.indexOf("\n");
-		while (at >= 0) {
-			each(pending.slice(0, at));
-			pending = pending.slice(at + 1);
-			at = pending.indexOf("\n");
-		}
-	}
-	if (pending) each(pending);
 }

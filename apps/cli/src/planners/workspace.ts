@@ -30,11 +30,11 @@ export async function ensureClone(
 	options: { dir: string; url: string },
 ): Promise<{ cloned: boolean; fetchError?: string }> {
 	if (existsSync(join(options.dir, ".git"))) {
-		const fetched = await git(deps, options.dir, ["fetch", "--quiet", "--prune", "origin"]);
+		const fetched = await runGit(deps, options.dir, ["fetch", "--quiet", "--prune", "origin"]);
 		return fetched.exitCode === 0 ? { cloned: false } : { cloned: false, fetchError: fetched.stderr };
 	}
 	mkdirSync(dirname(options.dir), { recursive: true });
-	const cloned = await git(deps, dirname(options.dir), ["clone", "--quiet", options.url, options.dir]);
+	const cloned = await runGit(deps, dirname(options.dir), ["clone", "--quiet", options.url, options.dir]);
 	if (cloned.exitCode !== 0) {
 		throw new CliError(
 			"planner-clone-failed",
@@ -66,8 +66,8 @@ export async function prepareWorktree(
 	if (!isEmptyOrMissing(options.worktree))
 		return { created: false, ...(await ownGitDir(deps, options.worktree)) };
 	// A worktree whose folder was deleted is still registered; prune forgets it so add can reuse the path.
-	await git(deps, options.checkout, ["worktree", "prune"]);
-	const added = await git(deps, options.checkout, [
+	await runGit(deps, options.checkout, ["worktree", "prune"]);
+	const added = await runGit(deps, options.checkout, [
 		"worktree",
 		"add",
 		"--quiet",
@@ -87,7 +87,7 @@ export async function prepareWorktree(
 
 /** A checkout's git dir and common dir, absolute: both stay read-only in the sandbox. */
 export async function checkoutGitDirs(deps: WorkspaceDeps, checkout: string): Promise<string[]> {
-	const result = await git(deps, checkout, ["rev-parse", "--absolute-git-dir", "--git-common-dir"]);
+	const result = await runGit(deps, checkout, ["rev-parse", "--absolute-git-dir", "--git-common-dir"]);
 	if (result.exitCode !== 0) return [join(checkout, ".git")];
 	const [gitDir, common] = result.stdout.split("\n").map((line) => line.trim());
 	return [...new Set([gitDir!, resolve(checkout, common ?? gitDir!)])];
@@ -100,7 +100,7 @@ export function sharedGitWritable(commonDir: string): string[] {
 
 async function ownGitDir(deps: WorkspaceDeps, worktree: string): Promise<{ gitDir?: string }> {
 	if (!existsSync(join(worktree, ".git"))) return {};
-	const result = await git(deps, worktree, ["rev-parse", "--absolute-git-dir"]);
+	const result = await runGit(deps, worktree, ["rev-parse", "--absolute-git-dir"]);
 	return result.exitCode === 0 ? { gitDir: result.stdout.trim() } : {};
 }
 
@@ -110,10 +110,6 @@ function isEmptyOrMissing(dir: string): boolean {
 	} catch {
 		return true;
 	}
-}
-
-function git(deps: WorkspaceDeps, cwd: string, args: string[]) {
-	return runGit(deps, cwd, args);
 }
 
 function firstLine(text: string): string {

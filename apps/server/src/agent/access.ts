@@ -6,6 +6,7 @@ import { isIdentityError } from "../auth/errors";
 import type { Identity } from "../auth/identity";
 import type { Sessions } from "../auth/sessions";
 import type { Logger } from "../log";
+import type { AgentDeps } from "./deps";
 import type { AgentPrincipal } from "./principal";
 import { wording } from "./wording";
 
@@ -15,6 +16,17 @@ export interface AccessDeps {
 	clock: Clock;
 	log: Logger;
 	publicUrl(): string;
+}
+
+/** The checks' deps from the agent endpoint's own (PUBLIC_URL read at use: it is final once the server listens). */
+export function accessDeps(deps: AgentDeps): AccessDeps {
+	return {
+		identity: deps.identity,
+		sessions: deps.sessions,
+		clock: deps.clock,
+		log: deps.log,
+		publicUrl: () => deps.config.publicUrl,
+	};
 }
 
 /** What the checks rest on: who attached, the browser sign-in found then (accounts), and the repository. */

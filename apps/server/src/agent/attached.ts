@@ -2,7 +2,7 @@
 // messages it receives dispatched to them, the 5-minute access recheck, and everything it holds ended on close.
 import type { Attach, ClientMessage, ResponseFormat, ServerMessage } from "@chopin/agent-link";
 import type { Timer } from "@chopin/agent-link/clock";
-import { type AccessDeps, type AccessVerdict, checkAccess, type OwnerRef } from "./access";
+import { type AccessVerdict, accessDeps, checkAccess, type OwnerRef } from "./access";
 import { Controls } from "./control";
 import { type AgentDeps, RECHECK_EVERY_MS } from "./deps";
 import type { AgentLink } from "./link";
@@ -92,7 +92,7 @@ export class AttachedPlanner {
 
 	/** Checks access now; a definitive loss refuses and closes the link (the caller's request fails). */
 	async guard(): Promise<AccessVerdict> {
-		const verdict = await checkAccess(this.#accessDeps(), this.owner);
+		const verdict = await checkAccess(accessDeps(this.deps), this.owner);
 		if (!verdict.ok && verdict.code !== "unavailable") this.link.refuse(verdict.code, verdict.message);
 		return verdict;
 	}
@@ -115,7 +115,7 @@ export class AttachedPlanner {
 			log: this.deps.log,
 			send: (message) => this.send(message),
 			violation: (message) => this.link.fail("protocol", message),
-			checkAccess: () => checkAccess(this.#accessDeps(), this.owner),
+			checkAccess: () => checkAccess(accessDeps(this.deps), this.owner),
 			toolContext: (signal) => this.#toolContext(signal),
 			turnEnded: (ended, outcome) => this.#turnEnded(ended, outcome),
 		});
@@ -289,16 +289,6 @@ export class AttachedPlanner {
 			publicUrl: this.deps.config.publicUrl,
 			domain: this.deps.domain,
 			signal,
-		};
-	}
-
-	#accessDeps(): AccessDeps {
-		return {
-			identity: this.deps.identity,
-			sessions: this.deps.sessions,
-			clock: this.deps.clock,
-			log: this.deps.log,
-			publicUrl: () => this.deps.config.publicUrl,
 		};
 	}
 

@@ -8,7 +8,7 @@ import type { Logger } from "../log";
 import type { AttachedPlanner } from "./attached";
 import { plannerInstructions } from "./instructions";
 import { StartFailed } from "./sessions";
-import type { TurnOutcome, TurnSink } from "./turns";
+import type { ToolFinished, ToolStarted, TurnOutcome, TurnSink } from "./turns";
 import { wording } from "./wording";
 
 /** Streams a turn into a Planner reply: text deltas, Work details rows, and its end. */
@@ -52,19 +52,13 @@ export class ChatReplySink implements TurnSink {
 		this.replies.appendDelta(this.replyId, text).catch((error: unknown) => this.#failed("delta", error));
 	}
 
-	toolStarted(call: { toolCallId: string; name: string; input: string }): void {
+	toolStarted(call: ToolStarted): void {
 		if (this.#ended) return;
 		this.#flushText();
 		this.replies.startTool(this.replyId, call).catch((error: unknown) => this.#failed("tool row", error));
 	}
 
-	toolFinished(result: {
-		toolCallId: string;
-		name: string;
-		result: unknown;
-		isError?: boolean;
-		preliminary?: boolean;
-	}): void {
+	toolFinished(result: ToolFinished): void {
 		if (this.#ended) return;
 		this.#flushText();
 		this.replies

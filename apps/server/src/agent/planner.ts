@@ -5,7 +5,7 @@ import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
-import { actingAuthorization } from "./access";
+import { accessDeps, actingAuthorization } from "./access";
 import { checkAttach } from "./attach";
 import { AttachedPlanner } from "./attached";
 import { runChatTurn } from "./chat-turns";
@@ -81,7 +81,7 @@ export class Planner implements PlannerService {
 		}
 		let planner = this.#attached.get(input.documentId);
 		// A stale link (its owner's sign-in ended unnoticed) is closed, and the message refused as without one.
-		if (planner && !actingAuthorization(this.#accessDeps(), planner.owner)) {
+		if (planner && !actingAuthorization(accessDeps(this.deps), planner.owner)) {
 			planner.link.refuse("sign-in-required", wording.signInEnded(planner.login, this.deps.config.publicUrl));
 			planner = undefined;
 		}
@@ -299,7 +299,13 @@ export class Planner implements PlannerService {
 		const holder = this.#ownership.holder(documentId);
 		if (holder?.state === "grace") return refuse(wording.machineOffline(holder.login));
 		const starter = this.#starter;
-		if (!starter?.enabled()) return { ok: false, refusal: await this.#notAttached(documentId) };
+		if (!starter?.enabled()) {
+			// No paired machines here: the sentence names the document URL to connect a client to.
+			const document = await this.deps.domain.documents.get(documentId);
+			return refuse(
+				wording.notAttached(documentUrl(this.deps.config.publicUrl, document.id), document.repository),
+			);
+		}
 		const failing = starter.failing(documentId);
 		const answer = await starter.start(documentId, author);
 		if (answer.status === "offline") return refuse(wording.machineOffline(answer.login));
@@ -386,31 +392,11 @@ export class Planner implements PlannerService {
 		this.#ownership.release(documentId);
 	}
 
-	async #notAttached(documentId: string): Promise<PlannerMessageResult> {
-		const document = await this.deps.domain.documents.get(documentId);
-		const holder = this.#ownership.holder(documentId);
-		const message =
-			holder?.state === "grace"
-				? wording.machineOffline(holder.login)
-				: wording.notAttached(documentUrl(this.deps.config.publicUrl, document.id), document.repository);
-		return { status: "refused", code: "planner-not-attached", message };
-	}
-
 	#publish(documentId: string): void {
 		const status = this.status(documentId);
 		const key = JSON.stringify(status);
 		if (this.#published.get(documentId) === key) return;
 		this.#published.set(documentId, key);
 		this.deps.domain.hub.publish(documentId, { type: "planner.status", documentId, ...status });
-	}
-
-	#accessDeps() {
-		return {
-			identity: this.deps.identity,
-			sessions: this.deps.sessions,
-			clock: this.deps.clock,
-			log: this.deps.log,
-			publicUrl: () => this.deps.config.publicUrl,
-		};
 	}
 }

@@ -16,17 +16,27 @@ export type TurnOutcome =
 	| { status: "failed"; message: string }
 	| { status: "aborted"; message?: string };
 
+/** A tool call began: its row shows running. */
+export interface ToolStarted {
+	toolCallId: string;
+	name: string;
+	input: string;
+}
+
+/** A tool call's result (or a preliminary one). */
+export interface ToolFinished {
+	toolCallId: string;
+	name: string;
+	result: unknown;
+	isError?: boolean;
+	preliminary?: boolean;
+}
+
 /** Where a turn's output goes: a streaming Chat reply, or a background job's text. */
 export interface TurnSink {
 	text(delta: string, partId: string): void;
-	toolStarted(call: { toolCallId: string; name: string; input: string }): void;
-	toolFinished(result: {
-		toolCallId: string;
-		name: string;
-		result: unknown;
-		isError?: boolean;
-		preliminary?: boolean;
-	}): void;
+	toolStarted(call: ToolStarted): void;
+	toolFinished(result: ToolFinished): void;
 	/** Once, with how the turn ended. */
 	ended(outcome: TurnOutcome): void;
 }
