@@ -2,6 +2,13 @@ import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 
+/** The specifiers a module imports for their values when it loads: not `import type`, not import() or require(). */
+function staticImports(text: string): string[] {
+	return [...text.matchAll(/^(?:import|export)\s+(?!type\s)(?:[^"';]*?\sfrom\s+)?["']([^"']+)["']/gm)].map(
+		(m) => m[1]!,
+	);
+}
+
 function sources(dir: string): string[] {
 	return readdirSync(dir).flatMap((name) => {
 		const path = join(dir, name);
@@ -63,6 +70,39 @@ describe("module boundaries", () => {
 				uses: false,
 			});
 		}
+	});
+
+	/**
+	 * A plain `chopin status [--json]` runs without zod, commander, pino, node:fs or node:net:
+	 * each costs more start-up than status's own work (docs/install.md § Start-up time). These
+	 * are the modules it loads (main.ts, what process-main.ts imports for it, the status shortcut);
+	 * everything they import statically is followed, `import type` and `require()` are not.
+	 */
+	test("what a plain `chopin status` loads imports no zod, commander, pino, node:fs or node:net", () => {
+		const agentLink = resolve(import.meta.dir, "..", "..", "..", "packages", "agent-link", "src");
+		const roots = ["main.ts", "process-main.ts", "log.ts", "paths.ts", "commands/status-run.ts"].map((f) =>
+			resolve(import.meta.dir, f),
+		);
+		roots.push(join(agentLink, "clock.ts"));
+		const packages = new Set<string>();
+		const seen = new Set<string>();
+		const pending = [...roots];
+		while (pending.length > 0) {
+			const file = pending.pop()!;
+			if (seen.has(file)) continue;
+			seen.add(file);
+			for (const specifier of staticImports(readFileSync(file, "utf8"))) {
+				if (specifier.startsWith(".")) {
+					const target = resolve(dirname(file), specifier);
+					if (!target.endsWith(".json")) pending.push(target.endsWith(".ts") ? target : `${target}.ts`);
+				} else if (specifier.startsWith("@chopin/agent-link/")) {
+					pending.push(join(agentLink, `${specifier.slice("@chopin/agent-link/".length)}.ts`));
+				} else packages.add(specifier.replace(/^node:/, ""));
+			}
+		}
+		expect(seen.has(resolve(import.meta.dir, "status-report.ts"))).toBe(true);
+		for (const heavy of ["zod", "commander", "pino", "fs", "net", "execa", "ws"])
+			expect({ heavy, loaded: packages.has(heavy) }).toEqual({ heavy, loaded: false });
 	});
 
 	test("modules stay small and say what they are for", () => {

@@ -1,13 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import {
-	deleteCredential,
-	describeCredential,
-	loadCredential,
-	requireCredential,
-	saveCredential,
-} from "./credential";
+import { deleteCredential, loadCredential, requireCredential, saveCredential } from "./credential";
 import { CliError } from "./errors";
 import { createTestContext, type TestContext } from "./testing/context";
 import { sampleCredential, TOKEN } from "./testing/credential";
@@ -82,33 +76,7 @@ describe("the credential store", () => {
 	});
 });
 
-describe("describeCredential", () => {
-	test("says what is stored, never the token", () => {
-		ctx = createTestContext();
-		expect(describeCredential(ctx)).toEqual({ stored: false, file: ctx.paths.credentialFile });
-		saveCredential(ctx, sampleCredential());
-		const description = describeCredential(ctx);
-		expect(description).toEqual({
-			stored: true,
-			valid: true,
-			file: ctx.paths.credentialFile,
-			server: "https://chopin.example",
-			machineId: "mch_123",
-			createdAt: "2026-01-01T00:00:00.000Z",
-		});
-		expect(JSON.stringify(description)).not.toContain(TOKEN);
-		expect(JSON.stringify(description)).not.toContain("chopin_m_");
-	});
-
-	test("a damaged file is described, not thrown, and its content is not echoed", () => {
-		ctx = createTestContext();
-		saveCredential(ctx, sampleCredential());
-		writeFileSync(ctx.paths.credentialFile, `{"token":"${TOKEN}"`);
-		const description = describeCredential(ctx);
-		expect(description).toMatchObject({ stored: true, valid: false });
-		expect(JSON.stringify(description)).not.toContain(TOKEN);
-	});
-
+describe("a loaded credential", () => {
 	test("a loaded token is masked in every log line", () => {
 		ctx = createTestContext();
 		saveCredential(ctx, sampleCredential());

@@ -1,6 +1,7 @@
 // The machine credential store: <state>/credential.json at 0600, written atomically, never printed.
 import { chmodSync, statSync } from "node:fs";
 import { z } from "zod";
+import { recordChecked } from "./checked-files";
 import { CliError } from "./errors";
 import { readJsonFile, removeFile, writeJsonAtomic } from "./files";
 import type { Logger, Secrets } from "./log";
@@ -25,24 +26,8 @@ export const credentialSchema = z.strictObject({
 
 export type Credential = z.infer<typeof credentialSchema>;
 
-/** What `chopin status` may show about the credential: everything but the token. */
-export const credentialDescriptionSchema = z.union([
-	z.strictObject({ stored: z.literal(false), file: z.string() }),
-	z.strictObject({
-		stored: z.literal(true),
-		valid: z.literal(true),
-		file: z.string(),
-		server: z.string(),
-		machineId: z.string(),
-		createdAt: z.string(),
-	}),
-	z.strictObject({ stored: z.literal(true), valid: z.literal(false), file: z.string(), problem: z.string() }),
-]);
-
-export type CredentialDescription = z.infer<typeof credentialDescriptionSchema>;
-
 export interface CredentialDeps {
-	paths: Pick<CliPaths, "stateDir" | "credentialFile">;
+	paths: Pick<CliPaths, "stateDir" | "credentialFile" | "checkedFile">;
 	platform: Platform;
 	secrets: Secrets;
 	log?: Logger;
@@ -50,10 +35,13 @@ export interface CredentialDeps {
 
 /** The stored credential, or undefined when none is. Its token is registered as a secret at once. */
 export function loadCredential(deps: CredentialDeps): Credential | undefined {
-	const credential = readJsonFile(deps.paths.credentialFile, credentialSchema, {
-		code: "credential-invalid",
-		what: "machine credential",
-	});
+	const file = deps.paths.credentialFile;
+	const credential = readJsonFile(
+		file,
+		credentialSchema,
+		{ code: "credential-invalid", what: "machine credential" },
+		{ onAccepted: (text) => recordChecked(deps.paths, file, text) },
+	);
 	if (!credential) return undefined;
 	deps.secrets.add(credential.token);
 	tightenMode(deps);
@@ -83,26 +71,6 @@ export function saveCredential(deps: CredentialDeps, credential: Credential): vo
 /** Forgets the credential. Returns whether one was stored; deleting nothing is not an error. */
 export function deleteCredential(deps: CredentialDeps): boolean {
 	return removeFile(deps.paths.credentialFile);
-}
-
-/** Whether a credential is stored, and its non-secret fields. Never throws for a damaged file. */
-export function describeCredential(deps: CredentialDeps): CredentialDescription {
-	const file = deps.paths.credentialFile;
-	try {
-		const credential = loadCredential(deps);
-		if (!credential) return { stored: false, file };
-		return {
-			stored: true,
-			valid: true,
-			file,
-			server: credential.server,
-			machineId: credential.machineId,
-			createdAt: credential.createdAt,
-		};
-	} catch (error) {
-		if (error instanceof CliError) return { stored: true, valid: false, file, problem: error.message };
-		throw error;
-	}
 }
 
 /** A credential file someone made readable by others is put back to 0600, and the change logged. */

@@ -73,12 +73,15 @@ export function writeJsonAtomic(path: string, value: unknown, options: AtomicWri
 
 /**
  * Reads a JSON file and checks it with a schema. A missing file is `undefined`; a file that is
- * not JSON or does not match is a CliError with the given code, naming the file.
+ * not JSON or does not match is a CliError with the given code, naming the file. `onAccepted`
+ * hears the text of a file the schema accepted unchanged (no default filled in, nothing
+ * trimmed): checked-files.ts records it.
  */
 export function readJsonFile<T extends z.ZodType>(
 	path: string,
 	schema: T,
 	error: { code: CliErrorCode; what: string },
+	options: { onAccepted?: (text: string) => void } = {},
 ): z.infer<T> | undefined {
 	let text: string;
 	try {
@@ -108,6 +111,7 @@ export function readJsonFile<T extends z.ZodType>(
 			},
 		);
 	}
+	if (options.onAccepted && Bun.deepEquals(parsed.data, json, true)) options.onAccepted(text);
 	return parsed.data;
 }
 

@@ -194,11 +194,12 @@ describe("no daemon", () => {
 
 	test("a daemon that accepts but never answers: daemon-not-responding when the injected clock says so", async () => {
 		const socket = socketPath();
-		const connected = Promise.withResolvers<Socket>();
-		await rawServer(socket, (connection) => connected.resolve(connection));
+		const asked = Promise.withResolvers<Socket>();
+		// The client's timer starts once it is connected, before it sends: wait for the request.
+		await rawServer(socket, (connection) => connection.once("data", () => asked.resolve(connection)));
 		const manual = clock();
 		const pending = ipcRequest({ socket, clock: manual, timeoutMs: 10_000 }, { type: "status" });
-		const connection = await connected.promise;
+		const connection = await asked.promise;
 		await manual.advance(9_999);
 		await manual.advance(1);
 		const error = await refusal(pending);

@@ -1,17 +1,22 @@
-// The daemon's local control socket (a 0600 Unix socket, or a named pipe on Windows): newline-delimited JSON, zod-checked both ways.
+// The daemon's local control socket (a 0600 Unix socket, or a named pipe on Windows): newline-delimited JSON, zod-checked
+// both ways. The client's transport is ipc-transport.ts.
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import type { Socket } from "node:net";
-import type { Clock } from "@chopin/agent-link/clock";
 import { plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine/report";
 import { z } from "zod";
 import { CliError, isCliErrorCode } from "./errors";
+import {
+	IPC_MAX_LINE_BYTES,
+	type IpcClientOptions,
+	ipcNet,
+	protocolError,
+	sendIpcLine,
+} from "./ipc-transport";
 import type { Logger } from "./log";
 import { repositorySchema } from "./machine-config";
 import type { Platform } from "./paths";
 
-/** A request or response line longer than this is refused: nothing legitimate comes close. */
-export const IPC_MAX_LINE_BYTES = 1024 * 1024;
-export const IPC_TIMEOUT_MS = 10_000;
+export { IPC_MAX_LINE_BYTES, IPC_TIMEOUT_MS, type IpcClientOptions } from "./ipc-transport";
 
 export const ipcRequestSchema = z.discriminatedUnion("type", [
 	z.strictObject({ type: z.literal("status") }),
@@ -107,28 +112,6 @@ export interface IpcServer {
 	close(): Promise<void>;
 }
 
-const NOT_RUNNING_HINT = "Start it with `chopin run` or `chopin service install`.";
-
-/** node:net, loaded on first use: with no daemon, `chopin status` never needs it (~5 ms of start-up). */
-function net(): typeof import("node:net") {
-	return require("node:net") as typeof import("node:net");
-}
-
-function notRunning(): CliError {
-	return new CliError("daemon-not-running", "No chopin daemon is running.", NOT_RUNNING_HINT);
-}
-
-/** No file at a Unix socket's path: no daemon, known without connecting. A named pipe is always asked. */
-function socketMissing(socket: string): boolean {
-	if (socket.startsWith("\\\\.\\pipe\\")) return false;
-	try {
-		lstatSync(socket);
-		return false;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "ENOENT";
-	}
-}
-
 /**
  * Serves the control socket. A socket file left by a daemon that died is replaced; one with a
  * live daemon behind it is refused with daemon-already-running. The file is made 0600 (its
@@ -143,7 +126,7 @@ export async function listenIpc(options: {
 	const { socket, platform } = options;
 	if (platform !== "win32") await removeStaleSocket(socket);
 	const sockets = new Set<Socket>();
-	const server = net().createServer((connection) => {
+	const server = ipcNet().createServer((connection) => {
 		sockets.add(connection);
 		connection.on("close", () => sockets.delete(connection));
 		serveConnection(connection, options.handler, options.log);
@@ -180,13 +163,11 @@ export async function ipcRequest<T extends IpcRequest["type"]>(
 	options: IpcClientOptions,
 	request: Extract<IpcRequest, { type: T }>,
 ): Promise<IpcAnswer<T>> {
-	const line = await exchange(options, `${JSON.stringify(ipcRequestSchema.parse(request))}\n`);
-	let json: unknown;
-	try {
-		json = JSON.parse(line);
-	} catch {
-		throw protocolError("an answer that is not JSON");
-	}
+	return checkIpcAnswer(await sendIpcLine(options, ipcRequestSchema.parse(request)), request.type);
+}
+
+/** An answer line's JSON, checked as the answer to a `type` request; an error answer is thrown as its CliError. */
+export function checkIpcAnswer<T extends IpcRequest["type"]>(json: unknown, type: T): IpcAnswer<T> {
 	const parsed = ipcResponseSchema.safeParse(json);
 	if (!parsed.success) throw protocolError("an answer in an unknown form");
 	const response = parsed.data;
@@ -194,71 +175,8 @@ export async function ipcRequest<T extends IpcRequest["type"]>(
 		const code = isCliErrorCode(response.code) ? response.code : "daemon-request-failed";
 		throw new CliError(code, response.message, response.hint);
 	}
-	if (response.type !== request.type)
-		throw protocolError(`a ${response.type} answer to a ${request.type} request`);
+	if (response.type !== type) throw protocolError(`a ${response.type} answer to a ${type} request`);
 	return response as IpcAnswer<T>;
-}
-
-export interface IpcClientOptions {
-	socket: string;
-	clock: Clock;
-	timeoutMs?: number;
-	/** Ctrl-C: stop waiting and end with `interrupted`. */
-	signal?: AbortSignal;
-}
-
-function exchange(options: IpcClientOptions, payload: string): Promise<string> {
-	return new Promise((resolve, reject) => {
-		if (options.signal?.aborted) return reject(interrupted());
-		if (socketMissing(options.socket)) return reject(notRunning());
-		const socket = net().connect(options.socket);
-		let buffer = "";
-		let settled = false;
-		const onAbort = () => finish(interrupted());
-		const finish = (error: Error | undefined, line?: string) => {
-			if (settled) return;
-			settled = true;
-			timer.cancel();
-			options.signal?.removeEventListener("abort", onAbort);
-			socket.destroy();
-			if (error) reject(error);
-			else resolve(line!);
-		};
-		options.signal?.addEventListener("abort", onAbort, { once: true });
-		const timer = options.clock.setTimeout(() => {
-			finish(
-				new CliError(
-					"daemon-not-responding",
-					"The chopin daemon accepted the connection but did not answer.",
-					"Check `chopin logs`; restart it with `chopin service install` or stop it and run `chopin run`.",
-				),
-			);
-		}, options.timeoutMs ?? IPC_TIMEOUT_MS);
-		socket.setEncoding("utf8");
-		socket.on("connect", () => socket.write(payload));
-		socket.on("data", (chunk: string) => {
-			buffer += chunk;
-			const newline = buffer.indexOf("\n");
-			if (newline >= 0) finish(undefined, buffer.slice(0, newline));
-			else if (buffer.length > IPC_MAX_LINE_BYTES) finish(protocolError("an answer longer than the limit"));
-		});
-		socket.on("error", (error: NodeJS.ErrnoException) => {
-			if (error.code === "ENOENT" || error.code === "ECONNREFUSED") {
-				finish(notRunning());
-			} else if (error.code === "EACCES" || error.code === "EPERM") {
-				finish(
-					new CliError(
-						"daemon-not-running",
-						`The chopin daemon's socket ${options.socket} belongs to another user.`,
-						"Run chopin as the user who started the daemon.",
-					),
-				);
-			} else {
-				finish(error);
-			}
-		});
-		socket.on("close", () => finish(protocolError("no answer before the connection closed")));
-	});
 }
 
 function serveConnection(connection: Socket, handler: IpcHandler, log: Logger | undefined): void {
@@ -335,7 +253,7 @@ async function removeStaleSocket(socket: string): Promise<void> {
 
 function probe(socket: string): Promise<"live" | "stale" | "missing"> {
 	return new Promise((resolve) => {
-		const connection = net().connect(socket);
+		const connection = ipcNet().connect(socket);
 		connection.once("connect", () => {
 			connection.destroy();
 			resolve("live");
@@ -362,17 +280,5 @@ function alreadyRunning(socket: string): CliError {
 		"daemon-already-running",
 		`A chopin daemon is already answering on ${socket}.`,
 		"Use `chopin status` to see it, or `chopin disconnect` to stop it.",
-	);
-}
-
-function interrupted(): CliError {
-	return new CliError("interrupted", "Interrupted while waiting for the chopin daemon.");
-}
-
-function protocolError(what: string): CliError {
-	return new CliError(
-		"daemon-protocol-error",
-		`The chopin daemon sent ${what}.`,
-		"The daemon may be a different chopin version: restart it (`chopin service install`, or stop it and `chopin run`).",
 	);
 }

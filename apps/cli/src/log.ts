@@ -4,9 +4,8 @@ import { dirname } from "node:path";
 import type { Clock } from "@chopin/agent-link/clock";
 import { createRedactor, redactTokens } from "@chopin/agent-link/redact";
 import type { LogFn, Logger as PinoLogger } from "pino";
-import { z } from "zod";
 import { ensurePrivateDir } from "./paths";
-import { RotatingFile } from "./rotating-file";
+import type { RotatingFile } from "./rotating-file";
 
 /** The part of pino's logger the CLI uses. */
 export type Logger = Pick<PinoLogger, "debug" | "info" | "warn" | "error">;
@@ -35,10 +34,9 @@ export class Secrets {
 	}
 }
 
-const levelSchema = z.enum(["fatal", "error", "warn", "info", "debug", "trace"]);
-export type LogLevel = z.infer<typeof levelSchema>;
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace";
 
-/** pino's level numbers (its defaults), known here so a level check needs no pino. */
+/** pino's level numbers (its defaults), known here so a level check needs no pino (nor zod: every command logs). */
 const LEVEL_VALUES: Record<LogLevel, number> = {
 	trace: 10,
 	debug: 20,
@@ -51,8 +49,8 @@ const LEVEL_LABELS = new Map(Object.entries(LEVEL_VALUES).map(([label, value]) =
 
 /** CHOPIN_LOG_LEVEL, or info when it is unset or not a level. */
 export function logLevelFromEnv(value: string | undefined): LogLevel {
-	const parsed = levelSchema.safeParse(value?.trim().toLowerCase());
-	return parsed.success ? parsed.data : "info";
+	const level = value?.trim().toLowerCase() ?? "";
+	return Object.hasOwn(LEVEL_VALUES, level) ? (level as LogLevel) : "info";
 }
 
 export interface LogOptions {
@@ -81,12 +79,19 @@ export interface CliLog {
  * is loaded on the first line at an enabled level (~5 ms of start-up: docs/install.md § Start-up time).
  */
 export function createLog(options: LogOptions): CliLog {
-	const file = new RotatingFile({
-		path: options.file,
-		maxBytes: options.maxBytes ?? LOG_MAX_BYTES,
-		keep: options.keep ?? LOG_KEEP,
-		prepare: () => ensurePrivateDir(dirname(options.file)),
-	});
+	// Made on the first line: rotating-file.ts imports node:fs (~4 ms), which a command that logs nothing never needs.
+	let opened: RotatingFile | undefined;
+	const file = (): RotatingFile => {
+		if (opened) return opened;
+		const { RotatingFile } = require("./rotating-file") as typeof import("./rotating-file");
+		opened = new RotatingFile({
+			path: options.file,
+			maxBytes: options.maxBytes ?? LOG_MAX_BYTES,
+			keep: options.keep ?? LOG_KEEP,
+			prepare: () => ensurePrivateDir(dirname(options.file)),
+		});
+		return opened;
+	};
 	// Asked on the first line, not here: whether stderr is a terminal costs Node's stream (process-writer.ts).
 	let echo: LogOptions["stderr"] | null | undefined;
 	const echoAt = LEVEL_VALUES[options.echoLevel ?? "info"];
@@ -94,7 +99,7 @@ export function createLog(options: LogOptions): CliLog {
 	const destination = {
 		write(line: string): void {
 			try {
-				file.write(line);
+				file().write(line);
 			} catch (error) {
 				// A log that cannot be written must not fail the command: say so once, carry on.
 				if (!fileBroken) {
@@ -113,9 +118,9 @@ export function createLog(options: LogOptions): CliLog {
 	const level = options.level ?? "info";
 	let pinoLogger: PinoLogger | undefined;
 	const real = (): PinoLogger => {
-		// require, not import(): logging is synchronous. The bundler still gives pino a chunk of its own.
-		const pino = require("pino") as typeof import("pino");
-		pinoLogger ??= pino.default(
+		// require, not import(): logging is synchronous. Through pino-load.ts, so that pino gets a chunk of its own.
+		const { pino } = require("./pino-load") as typeof import("./pino-load");
+		pinoLogger ??= pino(
 			{
 				level,
 				base: { pid: process.pid },
@@ -139,7 +144,7 @@ export function createLog(options: LogOptions): CliLog {
 		warn: method("warn"),
 		error: method("error"),
 	};
-	return { logger, close: () => file.close() };
+	return { logger, close: () => opened?.close() };
 }
 
 /** One readable line (`12:00:01 WARN message key=value`) for a JSON log line, or undefined below `minLevel`. */

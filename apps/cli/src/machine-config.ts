@@ -1,6 +1,7 @@
 // <config>/machine.json: what this machine serves (server, checkouts, ACP and Planner commands), 0600 because --env values may be secrets.
 import { posix, win32 } from "node:path";
 import { z } from "zod";
+import { recordChecked } from "./checked-files";
 import { commandWordsSchema } from "./command-line";
 import { readJsonFile, writeJsonAtomic } from "./files";
 import { type CliPaths, ensurePrivateDir } from "./paths";
@@ -68,13 +69,16 @@ export type MachineConfig = z.infer<typeof machineConfigSchema>;
 export type Checkout = z.infer<typeof checkoutSchema>;
 export type PlannerConfig = z.infer<typeof plannerSchema>;
 
-type ConfigPaths = Pick<CliPaths, "configDir" | "machineConfigFile">;
+type ConfigPaths = Pick<CliPaths, "configDir" | "machineConfigFile" | "checkedFile">;
 
 export function loadMachineConfig(paths: ConfigPaths): MachineConfig | undefined {
-	return readJsonFile(paths.machineConfigFile, machineConfigSchema, {
-		code: "config-invalid",
-		what: "machine config",
-	});
+	const file = paths.machineConfigFile;
+	return readJsonFile(
+		file,
+		machineConfigSchema,
+		{ code: "config-invalid", what: "machine config" },
+		{ onAccepted: (text) => recordChecked(paths, file, text) },
+	);
 }
 
 export function saveMachineConfig(paths: ConfigPaths, config: MachineConfig): void {

@@ -20,6 +20,7 @@ describe("resolvePaths", () => {
 			logFile: "/home/me/.local/share/chopin/logs/chopin.log",
 			locksDir: "/home/me/.local/share/chopin/locks",
 			credentialFile: "/home/me/.local/share/chopin/credential.json",
+			checkedFile: "/home/me/.local/share/chopin/checked.json",
 			machineConfigFile: "/home/me/.config/chopin/machine.json",
 			socket: "/home/me/.local/share/chopin/chopin.sock",
 		});

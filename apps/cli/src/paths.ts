@@ -1,5 +1,4 @@
 // Where chopin keeps its state (credential, locks, socket, logs) and its config, per platform.
-import { mkdirSync } from "node:fs";
 import { posix, win32 } from "node:path";
 import envPaths from "env-paths";
 
@@ -15,6 +14,8 @@ export interface CliPaths {
 	readonly locksDir: string;
 	readonly credentialFile: string;
 	readonly machineConfigFile: string;
+	/** Digests of the files a full check accepted (checked-files.ts). */
+	readonly checkedFile: string;
 	/** A Unix socket path, or a Windows named pipe name. */
 	readonly socket: string;
 }
@@ -57,6 +58,7 @@ export function resolvePaths(options: {
 		locksDir: path.join(stateDir, "locks"),
 		credentialFile: path.join(stateDir, "credential.json"),
 		machineConfigFile: path.join(configDir, "machine.json"),
+		checkedFile: path.join(stateDir, "checked.json"),
 		socket: socketPath(stateDir, options.platform),
 	};
 }
@@ -79,6 +81,8 @@ export function socketPath(stateDir: string, platform: Platform): string {
  * mode: chmod-ing a directory someone pointed CHOPIN_STATE_DIR at (say /tmp) would break it.
  */
 export function ensurePrivateDir(dir: string): void {
+	// Required here, not imported: node:fs costs ~4 ms to load, and a plain `chopin status` creates nothing.
+	const { mkdirSync } = require("node:fs") as typeof import("node:fs");
 	mkdirSync(dir, { recursive: true, mode: 0o700 });
 }
 

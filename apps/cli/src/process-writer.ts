@@ -1,16 +1,15 @@
-// The context's stdout and stderr on the real process: written straight to the descriptor, through Node's stream only when needed.
+// The context's stdout and stderr on the real process: Bun's file sink on the descriptor, Node's stream only where needed.
 //
-// Building process.stdout (or stderr) loads Node's stream modules, ~4 ms of every command's start
-// (docs/install.md § Start-up time), and most commands write a few lines. So a write goes to the
-// descriptor with fs.writeSync. When the descriptor cannot take it whole (a non-blocking pipe that
-// is full: EAGAIN), the rest and every later write go through the stream, which waits for the
-// reader, so the order holds. Whether it is a terminal, and its width, ask the stream. Windows
-// always uses the stream: its console wants the stream's UTF-16 conversion.
-import { writeSync } from "node:fs";
+// Building process.stdout (or stderr) loads Node's stream modules, and importing node:fs costs ~4 ms too; a plain
+// `chopin status` needs neither (docs/install.md § Start-up time). So a write goes to Bun's sink for the descriptor
+// (Bun.stdout / Bun.stderr) and is flushed at once: what the descriptor takes now is written now, and when it cannot
+// take it all (a full non-blocking pipe) the sink keeps the rest, in order, and the process stays alive until it is
+// written. Whether it is a terminal, and its width, ask the stream. Windows always uses the stream: its console wants
+// the stream's UTF-16 conversion.
 import type { Writer } from "./context";
 
 export interface ProcessOutput {
-	fd: number;
+	fd: 1 | 2;
 	/** process.stdout or process.stderr, built on first use. */
 	stream: () => NodeJS.WriteStream;
 	platform?: NodeJS.Platform;
@@ -19,7 +18,7 @@ export interface ProcessOutput {
 export function processWriter({ fd, stream, platform = process.platform }: ProcessOutput): Writer {
 	// A reader that went away (`chopin logs | head`) is not an error: stop writing to it, quietly.
 	let closed = false;
-	const isClosedPipe = (error: unknown) => (error as NodeJS.ErrnoException).code === "EPIPE";
+	const isClosedPipe = (error: unknown) => (error as NodeJS.ErrnoException)?.code === "EPIPE";
 	let open: NodeJS.WriteStream | undefined;
 	const viaStream = (): NodeJS.WriteStream => {
 		if (!open) {
@@ -31,26 +30,28 @@ export function processWriter({ fd, stream, platform = process.platform }: Proce
 		}
 		return open;
 	};
+	let sink: Bun.FileSink | undefined;
+	const write =
+		platform === "win32"
+			? (text: string) => viaStream().write(text)
+			: (text: string) => {
+					sink ??= (fd === 1 ? Bun.stdout : Bun.stderr).writer();
+					sink.write(text);
+					// A promise when the descriptor could not take it all: the sink writes the rest as the reader reads.
+					const pending = sink.flush();
+					if (pending instanceof Promise)
+						pending.catch((error) => {
+							if (!isClosedPipe(error)) throw error;
+							closed = true;
+						});
+				};
 	if (platform === "win32") viaStream();
-
-	/** Writes what the descriptor takes now; returns the rest (empty when all of it went). */
-	const direct = (text: string): Uint8Array | string => {
-		const bytes = Buffer.from(text);
-		let done = 0;
-		try {
-			while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
-		}
-		return done === bytes.length ? "" : bytes.subarray(done);
-	};
 
 	return {
 		write: (text) => {
 			if (closed) return;
 			try {
-				const rest = open ? text : direct(text);
-				if (rest.length > 0) viaStream().write(rest);
+				write(text);
 			} catch (error) {
 				if (!isClosedPipe(error)) throw error;
 				closed = true;

@@ -1,111 +1,32 @@
-// What `chopin status` knows, as one zod schema (the stable `--json` shape): gathered from the files, the daemon's
-// control socket, and, when the daemon cannot say who the machine belongs to, a short call to the server.
-import { INSTALL_METHODS, runStateSchema } from "@chopin/agent-link/machine/report";
-import { z } from "zod";
+// What `chopin status` knows (the shape is status-report-schema.ts): gathered from the files, the daemon's control socket,
+// and, when the daemon cannot say who the machine belongs to, a short call to the server.
+//
+// Without loading zod when it can (docs/install.md § Start-up time): a file whose exact bytes this version's full check
+// accepted before is read as it is (checked-files.ts), and a daemon of this very version is believed, since it checked
+// its answer with the same schema before sending it. Anything else (a changed or damaged file, another version's
+// daemon) loads the full checks, which explain what is wrong.
+import { readChecked } from "./checked-files";
 import type { CliContext } from "./context";
-import { credentialDescriptionSchema, describeCredential, loadCredential } from "./credential";
+import type { Credential } from "./credential";
 import { CliError } from "./errors";
-import { type DaemonStatus, daemonPlannerSchema, ipcRequest } from "./ipc";
-import { loadMachineConfig, type MachineConfig } from "./machine-config";
+import type { DaemonStatus } from "./ipc";
+import { sendIpcLine } from "./ipc-transport";
+import type { MachineConfig } from "./machine-config";
+import type { CredentialDescription, StatusReport } from "./status-report-schema";
+
+export type { StatusReport };
 
 /** How long status waits for the server when the daemon cannot say who the machine belongs to. */
 export const ACCOUNT_LOOKUP_TIMEOUT_MS = 3_000;
 
-const CONNECTION_STATES = ["connected", "connecting", "waiting", "stopped", "not-running"] as const;
-const ACCESS = ["ok", "forbidden", "unknown"] as const;
-
-export const configDescriptionSchema = z.union([
-	z.strictObject({ configured: z.literal(false), file: z.string() }),
-	z.strictObject({ configured: z.literal(false), file: z.string(), problem: z.string() }),
-	z.strictObject({
-		configured: z.literal(true),
-		file: z.string(),
-		server: z.string(),
-		label: z.string(),
-		acpCommand: z.array(z.string()).nullable(),
-		planner: z
-			.strictObject({
-				command: z.array(z.string()),
-				agent: z.string().nullable(),
-				/** Only the names: the values may be secrets. */
-				envKeys: z.array(z.string()),
-				documents: z.array(z.strictObject({ document: z.string(), checkout: z.string().optional() })),
-				sandbox: z.strictObject({ enabled: z.boolean(), write: z.array(z.string()) }),
-			})
-			.nullable(),
-	}),
-]);
-
-/** The report `--json` prints: every key always present (null when unknown), documented in docs/cli.md. */
-export const statusReportSchema = z.strictObject({
-	version: z.string(),
-	installMethod: z.enum(INSTALL_METHODS),
-	/** The server this machine is paired with (the credential's), else the config's; null when neither. */
-	server: z.string().nullable(),
-	/** The account the machine belongs to, and where that came from. */
-	account: z.strictObject({
-		login: z.string().nullable(),
-		source: z.enum(["daemon", "server", "unknown"]),
-		problem: z.string().nullable(),
-	}),
-	machine: z.strictObject({ id: z.string(), label: z.string(), autoRun: z.boolean() }).nullable(),
-	credential: credentialDescriptionSchema,
-	config: configDescriptionSchema,
-	daemon: z.union([
-		z.strictObject({
-			running: z.literal(true),
-			pid: z.number().int(),
-			version: z.string(),
-			startedAt: z.string(),
-			/** The daemon runs another version than the one installed: restart it to use this one. */
-			restartPending: z.boolean(),
-		}),
-		z.strictObject({ running: z.literal(false), problem: z.string().nullable() }),
-	]),
-	connection: z.strictObject({
-		state: z.enum(CONNECTION_STATES),
-		since: z.string().nullable(),
-		lastContact: z.string().nullable(),
-		attempts: z.number().int().nonnegative(),
-		nextAttemptAt: z.string().nullable(),
-		lastError: z.string().nullable(),
-	}),
-	checkouts: z.array(
-		z.strictObject({
-			path: z.string(),
-			repository: z.string(),
-			origin: z.string().nullable(),
-			branch: z.string().nullable(),
-			/** The daemon holds its lock and serves it. */
-			served: z.boolean(),
-			state: z.enum([...CONNECTION_STATES, "not-served"]),
-			lastContact: z.string().nullable(),
-			access: z.enum(ACCESS).nullable(),
-		}),
-	),
-	runs: z.array(runStateSchema),
-	planners: z.array(daemonPlannerSchema),
-	logFile: z.string(),
-	service: z.strictObject({ state: z.enum(["not-installed", "running", "stopped"]) }),
-});
-
-export type StatusReport = z.infer<typeof statusReportSchema>;
-
 export async function gatherStatus(ctx: CliContext): Promise<StatusReport> {
-	const credential = describeCredential(ctx);
-	const file = ctx.paths.machineConfigFile;
-	let config: MachineConfig | undefined;
-	let configDescription: StatusReport["config"];
-	try {
-		config = loadMachineConfig(ctx.paths);
-		configDescription = config ? describeConfig(file, config) : { configured: false, file };
-	} catch (error) {
-		if (!(error instanceof CliError)) throw error;
-		configDescription = { configured: false, file, problem: error.message };
-	}
-	const daemon = await askDaemon(ctx);
+	// Asked first: the files are read while the connection is made.
+	const asking = askDaemon(ctx);
+	const { credential, stored } = readCredential(ctx);
+	const { config, description: configDescription } = readConfig(ctx);
+	const daemon = await asking;
 	const server = credential.stored && credential.valid ? credential.server : (config?.server ?? null);
-	const { account, machine } = await whoseMachine(ctx, daemon.status);
+	const { account, machine } = await whoseMachine(ctx, daemon.status, stored);
 	const status = daemon.status;
 	const connection: StatusReport["connection"] = status
 		? {
@@ -152,33 +73,93 @@ export async function gatherStatus(ctx: CliContext): Promise<StatusReport> {
 	};
 }
 
+/** The credential's description and, when it is valid, the credential (its token registered as a secret). */
+function readCredential(ctx: CliContext): { credential: CredentialDescription; stored?: Credential } {
+	const file = ctx.paths.credentialFile;
+	const read = readChecked(ctx.paths, file);
+	if (read.state === "missing") return { credential: { stored: false, file } };
+	let stored: Credential | undefined;
+	if (read.state === "trusted") {
+		stored = read.json as Credential;
+		ctx.secrets.add(stored.token);
+	} else {
+		try {
+			stored = fullChecks().credential.loadCredential(ctx);
+		} catch (error) {
+			if (!(error instanceof CliError)) throw error;
+			return { credential: { stored: true, valid: false, file, problem: error.message } };
+		}
+		if (!stored) return { credential: { stored: false, file } };
+	}
+	const { server, machineId, createdAt } = stored;
+	return { credential: { stored: true, valid: true, file, server, machineId, createdAt }, stored };
+}
+
+function readConfig(ctx: CliContext): { config?: MachineConfig; description: StatusReport["config"] } {
+	const file = ctx.paths.machineConfigFile;
+	const read = readChecked(ctx.paths, file);
+	if (read.state === "missing") return { description: { configured: false, file } };
+	let config: MachineConfig | undefined;
+	if (read.state === "trusted") config = read.json as MachineConfig;
+	else {
+		try {
+			config = fullChecks().machineConfig.loadMachineConfig(ctx.paths);
+		} catch (error) {
+			if (!(error instanceof CliError)) throw error;
+			return { description: { configured: false, file, problem: error.message } };
+		}
+	}
+	return config
+		? { config, description: describeConfig(file, config) }
+		: { description: { configured: false, file } };
+}
+
 async function askDaemon(ctx: CliContext): Promise<{ status?: DaemonStatus; problem?: string }> {
 	try {
-		const answer = await ipcRequest(
-			{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
-			{ type: "status" },
-		);
-		return { status: answer.status };
+		return { status: await daemonStatus(ctx) };
 	} catch (error) {
 		if (!(error instanceof CliError) || error.code === "interrupted") throw error;
 		return error.code === "daemon-not-running" ? {} : { problem: error.message };
 	}
 }
 
+/** The daemon's status answer: as it is from a daemon of this version, else checked in full. */
+async function daemonStatus(ctx: CliContext): Promise<DaemonStatus> {
+	const options = { socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal };
+	const json = await sendIpcLine(options, { type: "status" });
+	if (isStatusOfVersion(json, ctx.version)) return json.status;
+	return fullChecks().ipc.checkIpcAnswer(json, "status").status;
+}
+
+function isStatusOfVersion(json: unknown, version: string): json is { type: "status"; status: DaemonStatus } {
+	if (typeof json !== "object" || json === null) return false;
+	const answer = json as { type?: unknown; status?: { version?: unknown } };
+	return answer.type === "status" && typeof answer.status === "object" && answer.status?.version === version;
+}
+
+/** The modules that check in full, with zod: loaded (and zod set up) only when something needs them. */
+function fullChecks(): {
+	credential: typeof import("./credential");
+	machineConfig: typeof import("./machine-config");
+	ipc: typeof import("./ipc");
+} {
+	require("./zod-jitless");
+	return {
+		credential: require("./credential"),
+		machineConfig: require("./machine-config"),
+		ipc: require("./ipc"),
+	};
+}
+
 /** From the daemon's welcome; else a short GET /api/connector/machine; else unknown. */
 async function whoseMachine(
 	ctx: CliContext,
 	daemon: DaemonStatus | undefined,
+	credential: Credential | undefined,
 ): Promise<Pick<StatusReport, "account" | "machine">> {
 	if (daemon?.machine) {
 		const { id, label, owner, autoRun } = daemon.machine;
 		return { account: { login: owner, source: "daemon", problem: null }, machine: { id, label, autoRun } };
-	}
-	let credential: ReturnType<typeof loadCredential>;
-	try {
-		credential = loadCredential(ctx);
-	} catch {
-		credential = undefined;
 	}
 	if (!credential) return { account: { login: null, source: "unknown", problem: null }, machine: null };
 	try {

@@ -1,18 +1,27 @@
 // `chopin status`: versions, server and account, pairing (never the token), what is served and how the connection is;
 // --json prints the report (status-report.ts) for scripts. Exit 0 connected, 4 not connected, 3 not paired.
+// The run half is status-run.ts.
 import { Command } from "commander";
 import { z } from "zod";
 import type { CliContext } from "../context";
-import { CliError } from "../errors";
 import { parseOptions } from "../options";
-import { gatherStatus, type StatusReport, statusReportSchema } from "../status-report";
+import { gatherStatus, type StatusReport } from "../status-report";
+import { statusReportSchema } from "../status-report-schema";
 import { formatStatus } from "../status-text";
 import { examples, type Run } from "./help";
+import { runStatus, type StatusOptions, statusProblem } from "./status-run";
 
-export { formatStatus, gatherStatus, type StatusReport, statusReportSchema };
+export {
+	formatStatus,
+	gatherStatus,
+	runStatus,
+	type StatusOptions,
+	type StatusReport,
+	statusProblem,
+	statusReportSchema,
+};
 
-export const statusOptionsSchema = z.strictObject({ json: z.boolean() });
-export type StatusOptions = z.infer<typeof statusOptionsSchema>;
+export const statusOptionsSchema = z.strictObject({ json: z.boolean() }) satisfies z.ZodType<StatusOptions>;
 
 export function statusCommand(ctx: CliContext, run: Run<StatusOptions> = runStatus): Command {
 	const command = new Command("status");
@@ -33,51 +42,4 @@ export function statusCommand(ctx: CliContext, run: Run<StatusOptions> = runStat
 			),
 		)
 		.action(async () => run(parseOptions(statusOptionsSchema, command.opts(), "status"), ctx));
-}
-
-export async function runStatus(options: StatusOptions, ctx: CliContext): Promise<void> {
-	const report = await gatherStatus(ctx);
-	if (options.json) ctx.stdout.write(`${JSON.stringify(statusReportSchema.parse(report), null, 2)}\n`);
-	else ctx.stdout.write(formatStatus(report));
-	const problem = statusProblem(report);
-	if (problem) throw problem;
-}
-
-/** The error status ends with, most fundamental first: not paired, a damaged file, no daemon, not connected. */
-export function statusProblem(report: StatusReport): CliError | undefined {
-	const { credential, config, daemon, connection } = report;
-	if (!credential.stored) {
-		return new CliError(
-			"not-paired",
-			"This machine is not paired with a Chopin server.",
-			"Run `chopin connect` to pair it.",
-		);
-	}
-	if (!credential.valid)
-		return new CliError(
-			"credential-invalid",
-			credential.problem,
-			`Delete ${credential.file} and run \`chopin connect\` again.`,
-		);
-	if ("problem" in config)
-		return new CliError(
-			"config-invalid",
-			config.problem,
-			`Fix or delete ${config.file}, then run \`chopin connect\`.`,
-		);
-	if (!daemon.running) {
-		return new CliError(
-			"not-connected",
-			daemon.problem ?? "This machine is paired, but no chopin daemon is running.",
-			"Start it with `chopin run` or `chopin service install`.",
-		);
-	}
-	if (connection.state !== "connected") {
-		return new CliError(
-			"not-connected",
-			`The chopin daemon (pid ${daemon.pid}) runs but is not connected to ${report.server ?? "its server"}${connection.lastError ? `: ${connection.lastError}` : ""}.`,
-			"It keeps trying by itself; `chopin logs` shows each attempt.",
-		);
-	}
-	return undefined;
 }

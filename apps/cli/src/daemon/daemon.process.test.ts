@@ -6,7 +6,7 @@ import { runnableKinds } from "../../../server/src/store/testing";
 import { ipcRequest } from "../ipc";
 import { lockCheckout } from "../lock";
 import { loadMachineConfig, saveMachineConfig } from "../machine-config";
-import { statusReportSchema } from "../status-report";
+import { statusReportSchema } from "../status-report-schema";
 import { eventually, killCliProcesses, readLog, runCliProcess, spawnCli } from "../testing/cli-process";
 import {
 	type CliHome,

@@ -1,0 +1,59 @@
+// What `chopin status` does once its options are parsed: gather the report, print it (text or --json), and end with
+// the error that says what is wrong. Apart from the commander definition (status.ts), so that process-main.ts can run
+// the plain `chopin status [--json]` without loading commander or zod (docs/install.md § Start-up time).
+import type { CliContext } from "../context";
+import { CliError } from "../errors";
+import { gatherStatus, type StatusReport } from "../status-report";
+import { formatStatus } from "../status-text";
+
+export interface StatusOptions {
+	json: boolean;
+}
+
+export async function runStatus(options: StatusOptions, ctx: CliContext): Promise<void> {
+	const report = await gatherStatus(ctx);
+	// Not parsed again on the way out (that would load zod): the tests check every report against statusReportSchema.
+	if (options.json) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+	else ctx.stdout.write(formatStatus(report));
+	const problem = statusProblem(report);
+	if (problem) throw problem;
+}
+
+/** The error status ends with, most fundamental first: not paired, a damaged file, no daemon, not connected. */
+export function statusProblem(report: StatusReport): CliError | undefined {
+	const { credential, config, daemon, connection } = report;
+	if (!credential.stored) {
+		return new CliError(
+			"not-paired",
+			"This machine is not paired with a Chopin server.",
+			"Run `chopin connect` to pair it.",
+		);
+	}
+	if (!credential.valid)
+		return new CliError(
+			"credential-invalid",
+			credential.problem,
+			`Delete ${credential.file} and run \`chopin connect\` again.`,
+		);
+	if ("problem" in config)
+		return new CliError(
+			"config-invalid",
+			config.problem,
+			`Fix or delete ${config.file}, then run \`chopin connect\`.`,
+		);
+	if (!daemon.running) {
+		return new CliError(
+			"not-connected",
+			daemon.problem ?? "This machine is paired, but no chopin daemon is running.",
+			"Start it with `chopin run` or `chopin service install`.",
+		);
+	}
+	if (connection.state !== "connected") {
+		return new CliError(
+			"not-connected",
+			`The chopin daemon (pid ${daemon.pid}) runs but is not connected to ${report.server ?? "its server"}${connection.lastError ? `: ${connection.lastError}` : ""}.`,
+			"It keeps trying by itself; `chopin logs` shows each attempt.",
+		);
+	}
+	return undefined;
+}

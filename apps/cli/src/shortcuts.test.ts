@@ -1,0 +1,81 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { saveCredential } from "./credential";
+import { machineConfigSchema, saveMachineConfig } from "./machine-config";
+import { runCli } from "./program";
+import { findShortcut, SHORTCUTS } from "./shortcuts";
+import { closedOrigin } from "./testing/closed-port";
+import { createTestContext, type TestContext } from "./testing/context";
+import { sampleCredential } from "./testing/credential";
+import { parse } from "./testing/program";
+
+const MAIN = join(import.meta.dir, "main.ts");
+
+let ctx: TestContext;
+afterEach(() => ctx?.cleanup());
+
+describe("shortcuts", () => {
+	test("each is exactly what the command tree parses the same words into", async () => {
+		for (const shortcut of SHORTCUTS) {
+			ctx = createTestContext();
+			expect(await parse([...shortcut.argv], ctx)).toEqual({
+				command: shortcut.command,
+				options: shortcut.options,
+			});
+			ctx.cleanup();
+		}
+	});
+
+	test("only the exact words are shortcuts: help, typos and anything more go through the command tree", () => {
+		expect(findShortcut(["status"])?.options).toEqual({ json: false });
+		expect(findShortcut(["status", "--json"])?.options).toEqual({ json: true });
+		for (const argv of [
+			["status", "--help"],
+			["status", "--json", "--json"],
+			["--json", "status"],
+			["status", "--jsn"],
+			["status", "extra"],
+			["Status"],
+			["status", "--json=true"],
+			[],
+		])
+			expect({ argv, shortcut: findShortcut(argv) }).toEqual({ argv, shortcut: undefined });
+	});
+
+	test("the real process prints through the shortcut what the command tree prints", async () => {
+		ctx = createTestContext();
+		const server = closedOrigin();
+		saveCredential(ctx, sampleCredential({ server }));
+		saveMachineConfig(
+			ctx.paths,
+			machineConfigSchema.parse({ version: 1, server, label: "laptop", acpCommand: ["gemini", "--acp"] }),
+		);
+		const env = {
+			PATH: process.env.PATH ?? "",
+			HOME: join(ctx.root, "home"),
+			CHOPIN_STATE_DIR: ctx.paths.stateDir,
+			CHOPIN_CONFIG_DIR: ctx.paths.configDir,
+		};
+		for (const argv of [["status"], ["status", "--json"]]) {
+			// First the shortcut, in a real process: it checks the files in full and records them.
+			const child = Bun.spawn([process.execPath, MAIN, ...argv], { env, stdout: "pipe", stderr: "pipe" });
+			const [stdout, stderr, code] = await Promise.all([
+				new Response(child.stdout).text(),
+				new Response(child.stderr).text(),
+				child.exited,
+			]);
+			// Then the command tree, in this process, reading the recorded files.
+			const tree = createTestContext({ env });
+			try {
+				const error = await runCli(argv, tree).then(
+					() => undefined,
+					(thrown) => thrown,
+				);
+				expect({ stdout, code }).toEqual({ stdout: tree.stdout.text(), code: error?.exitCode ?? 0 });
+				expect(stderr).toBe(`error: ${error.message}\nhint: ${error.hint}\n`);
+			} finally {
+				tree.cleanup();
+			}
+		}
+	});
+});
