@@ -8,14 +8,19 @@
  *
  * Without --binary it compiles this machine's target into bench/.out/ with the release flags
  * (ESM bytecode split into chunks; `--format cjs` compiles one CommonJS bytecode bundle instead, for
- * comparison). A trivial compiled
- * program is measured too: the floor any `bun build --compile` binary starts at, so what is left
- * above it is chopin's own start-up (loading and evaluating its modules).
+ * comparison). Two programs are compiled alongside, as references: a trivial one (the floor any
+ * `bun build --compile` binary starts at), and the least any status must do in one file (env-paths'
+ * directories, the credential and config read, the daemon's socket tried, a report printed), so
+ * that what is left above it is the cost of chopin's structure.
+ *
+ * `chopin status --json` is timed twice: not paired (temp state, no daemon: exit 3), and paired
+ * with its daemon running and connected (a real local server, the compiled `chopin run`: exit 0).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { makeCliHome, pairHome, startMachineServer } from "../apps/cli/src/testing/machine-server";
 import { COMPILE_FLAGS, compileTarget, ROOT } from "../scripts/build-cli";
 import { hostTarget } from "../scripts/release/targets";
 
@@ -57,6 +62,9 @@ const chopin = values.binary ?? (await compile(join(ROOT, "apps/cli/src/main.ts"
 const trivialEntry = join(out, "trivial.ts");
 writeFileSync(trivialEntry, 'console.log("0.0.0");\n');
 const trivial = await compile(trivialEntry, "trivial");
+const floorEntry = join(out, "status-floor.ts");
+writeFileSync(floorEntry, statusFloorSource(Bun.resolveSync("env-paths", join(ROOT, "apps", "cli"))));
+const floor = await compile(floorEntry, "status-floor");
 
 const state = mkdtempSync(join(tmpdir(), "chopin-bench-"));
 const env = {
@@ -64,17 +72,40 @@ const env = {
 	CHOPIN_STATE_DIR: join(state, "state"),
 	CHOPIN_CONFIG_DIR: join(state, "config"),
 };
-const commands: { name: string; argv: string[]; expect: number }[] = [
+
+// Paired with a real local server, its daemon (the compiled binary) running and connected.
+const machines = await startMachineServer({ env: { LOG_LEVEL: "warn" } });
+const home = await makeCliHome({ CHOPIN_LOG_LEVEL: "info" });
+await pairHome(machines, home);
+const daemon = Bun.spawn([chopin, "run"], {
+	env: home.env,
+	stdin: "ignore",
+	stdout: "ignore",
+	stderr: "ignore",
+});
+
+const commands: { name: string; argv: string[]; expect: number; env?: Record<string, string> }[] = [
 	{ name: "bun -e 0", argv: [process.execPath, "-e", "0"], expect: 0 },
 	{ name: "trivial compiled binary", argv: [trivial], expect: 0 },
+	{ name: "status floor (one file)", argv: [floor], expect: 3 },
 	{ name: "chopin --version", argv: [chopin, "--version"], expect: 0 },
 	// Not paired: status exits 3, after reading the state and asking for a daemon.
 	{ name: "chopin status --json", argv: [chopin, "status", "--json"], expect: 3 },
+	{ name: "  paired, daemon connected", argv: [chopin, "status", "--json"], expect: 0, env: home.env },
 ];
 
-function once(argv: string[], expected: number): number {
+function once(
+	argv: string[],
+	expected: number,
+	commandEnv: Record<string, string | undefined> = env,
+): number {
 	const start = performance.now();
-	const result = Bun.spawnSync(argv, { env, stdin: "ignore", stdout: "ignore", stderr: "ignore" });
+	const result = Bun.spawnSync(argv, {
+		env: commandEnv,
+		stdin: "ignore",
+		stdout: "ignore",
+		stderr: "ignore",
+	});
 	const ms = performance.now() - start;
 	if (result.exitCode !== expected)
 		throw new Error(`${argv.join(" ")} exited ${result.exitCode}, not ${expected}`);
@@ -82,9 +113,19 @@ function once(argv: string[], expected: number): number {
 }
 
 try {
-	for (let i = 0; i < warmup; i++) for (const c of commands) once(c.argv, c.expect);
+	// The daemon is connected once status says so (exit 0); that first status also records the files it checked.
+	const deadline = Date.now() + 20_000;
+	while (
+		Bun.spawnSync([chopin, "status", "--json"], { env: home.env, stdout: "ignore", stderr: "ignore" })
+			.exitCode !== 0
+	) {
+		if (Date.now() > deadline) throw new Error("the daemon did not connect within 20 s");
+		await Bun.sleep(100);
+	}
+	for (let i = 0; i < warmup; i++) for (const c of commands) once(c.argv, c.expect, c.env);
 	const times = new Map(commands.map((c) => [c.name, [] as number[]]));
-	for (let i = 0; i < runs; i++) for (const c of commands) times.get(c.name)!.push(once(c.argv, c.expect));
+	for (let i = 0; i < runs; i++)
+		for (const c of commands) times.get(c.name)!.push(once(c.argv, c.expect, c.env));
 
 	const stats = (ms: number[]) => {
 		const sorted = [...ms].sort((a, b) => a - b);
@@ -108,17 +149,44 @@ try {
 		);
 	}
 	console.log("");
-	for (const name of ["chopin --version", "chopin status --json"]) {
+	for (const name of ["chopin --version", "chopin status --json", "  paired, daemon connected"]) {
 		const ratio = stats(times.get(name)!).median / base.median;
 		console.log(
 			`${name}: ${ratio.toFixed(2)}x bun -e 0 (target ≤ ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? "met" : "over"}`,
 		);
 	}
-	const floor = stats(times.get("trivial compiled binary")!).median;
+	const trivialMedian = stats(times.get("trivial compiled binary")!).median;
 	const version = stats(times.get("chopin --version")!).median;
+	const statusFloor = stats(times.get("status floor (one file)")!).median;
+	const status = stats(times.get("chopin status --json")!).median;
 	console.log(
-		`above a trivial compiled binary, chopin --version spends ${(version - floor).toFixed(1)}ms of its own`,
+		`above a trivial compiled binary, chopin --version spends ${(version - trivialMedian).toFixed(1)}ms of its own`,
+	);
+	console.log(
+		`a one-file status is ${(statusFloor / base.median).toFixed(2)}x bun -e 0; chopin's status spends ${(status - statusFloor).toFixed(1)}ms above it`,
 	);
 } finally {
+	daemon.kill("SIGTERM");
+	await daemon.exited;
+	await machines.server.close();
+	rmSync(home.root, { recursive: true, force: true });
 	rmSync(state, { recursive: true, force: true });
+}
+
+/** The least a status can do, in one file: what the "status floor" row times. */
+function statusFloorSource(envPaths: string): string {
+	return `import envPaths from ${JSON.stringify(envPaths)};
+const dirs = envPaths("chopin", { suffix: "" });
+const state = process.env.CHOPIN_STATE_DIR ?? dirs.data;
+const config = process.env.CHOPIN_CONFIG_DIR ?? dirs.config;
+const read = (p) => { try { return new TextDecoder().decode(Bun.mmap(p)); } catch { return undefined; } };
+const credential = read(state + "/credential.json");
+const machine = read(config + "/machine.json");
+let daemon = false;
+try { (await Bun.connect({ unix: state + "/chopin.sock", socket: { data() {} } })).end(); daemon = true; } catch {}
+const report = { version: "0.0.0", credential: { stored: credential !== undefined }, config: { configured: machine !== undefined }, daemon: { running: daemon }, logFile: state + "/logs/chopin.log" };
+const out = Bun.stdout.writer(); out.write(JSON.stringify(report, null, 2) + "\\n"); out.flush();
+const err = Bun.stderr.writer(); err.write("error: This machine is not paired with a Chopin server.\\nhint: Run chopin connect to pair it.\\n"); err.flush();
+process.exitCode = 3;
+`;
 }

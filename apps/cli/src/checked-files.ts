@@ -37,6 +37,19 @@ interface CheckedRecord {
 
 /** Reads `file` and says whether this version's full check accepted exactly these bytes before. */
 export function readChecked(store: CheckedStore, file: string): CheckedRead {
+	return checkedReader(store)(file);
+}
+
+/** readChecked for several files, reading the record once. */
+export function checkedReader(store: CheckedStore): (file: string) => CheckedRead {
+	let record: CheckedRecord | undefined | null = null;
+	return (file) => {
+		record = record === null ? readRecord(store) : record;
+		return readOne(record, file);
+	};
+}
+
+function readOne(record: CheckedRecord | undefined, file: string): CheckedRead {
 	let text: string;
 	try {
 		text = readText(file);
@@ -45,7 +58,6 @@ export function readChecked(store: CheckedStore, file: string): CheckedRead {
 		// Unreadable, a directory, or empty (which mmap refuses): the full check says what is wrong.
 		return { state: "unchecked" };
 	}
-	const record = readRecord(store);
 	if (record?.files[file] !== digest(text)) return { state: "unchecked" };
 	try {
 		return { state: "trusted", json: JSON.parse(text) };

@@ -5,7 +5,7 @@
 // accepted before is read as it is (checked-files.ts), and a daemon of this very version is believed, since it checked
 // its answer with the same schema before sending it. Anything else (a changed or damaged file, another version's
 // daemon) loads the full checks, which explain what is wrong.
-import { readChecked } from "./checked-files";
+import { type CheckedRead, checkedReader } from "./checked-files";
 import type { CliContext } from "./context";
 import type { Credential } from "./credential";
 import { CliError } from "./errors";
@@ -16,14 +16,17 @@ import type { CredentialDescription, StatusReport } from "./status-report-schema
 
 export type { StatusReport };
 
+type CheckedReader = (file: string) => CheckedRead;
+
 /** How long status waits for the server when the daemon cannot say who the machine belongs to. */
 export const ACCOUNT_LOOKUP_TIMEOUT_MS = 3_000;
 
 export async function gatherStatus(ctx: CliContext): Promise<StatusReport> {
 	// Asked first: the files are read while the connection is made.
 	const asking = askDaemon(ctx);
-	const { credential, stored } = readCredential(ctx);
-	const { config, description: configDescription } = readConfig(ctx);
+	const read = checkedReader(ctx.paths);
+	const { credential, stored } = readCredential(ctx, read);
+	const { config, description: configDescription } = readConfig(ctx, read);
 	const daemon = await asking;
 	const server = credential.stored && credential.valid ? credential.server : (config?.server ?? null);
 	const { account, machine } = await whoseMachine(ctx, daemon.status, stored);
@@ -74,9 +77,12 @@ export async function gatherStatus(ctx: CliContext): Promise<StatusReport> {
 }
 
 /** The credential's description and, when it is valid, the credential (its token registered as a secret). */
-function readCredential(ctx: CliContext): { credential: CredentialDescription; stored?: Credential } {
+function readCredential(
+	ctx: CliContext,
+	readFile: CheckedReader,
+): { credential: CredentialDescription; stored?: Credential } {
 	const file = ctx.paths.credentialFile;
-	const read = readChecked(ctx.paths, file);
+	const read = readFile(file);
 	if (read.state === "missing") return { credential: { stored: false, file } };
 	let stored: Credential | undefined;
 	if (read.state === "trusted") {
@@ -95,9 +101,12 @@ function readCredential(ctx: CliContext): { credential: CredentialDescription; s
 	return { credential: { stored: true, valid: true, file, server, machineId, createdAt }, stored };
 }
 
-function readConfig(ctx: CliContext): { config?: MachineConfig; description: StatusReport["config"] } {
+function readConfig(
+	ctx: CliContext,
+	readFile: CheckedReader,
+): { config?: MachineConfig; description: StatusReport["config"] } {
 	const file = ctx.paths.machineConfigFile;
-	const read = readChecked(ctx.paths, file);
+	const read = readFile(file);
 	if (read.state === "missing") return { description: { configured: false, file } };
 	let config: MachineConfig | undefined;
 	if (read.state === "trusted") config = read.json as MachineConfig;
