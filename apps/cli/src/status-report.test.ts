@@ -1,16 +1,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { readChecked } from "./checked-files";
-import { saveCredential } from "./credential";
-import { type IpcServer, listenIpc } from "./ipc";
-import { machineConfigSchema, saveMachineConfig } from "./machine-config";
+import type { IpcServer } from "./ipc";
 import { ensurePrivateDir } from "./paths";
 import { gatherStatus, type StatusReport } from "./status-report";
 import { statusReportSchema } from "./status-report-schema";
-import { closedOrigin } from "./testing/closed-port";
 import { createTestContext, type TestContext } from "./testing/context";
-import { sampleCredential, TOKEN } from "./testing/credential";
-import { sampleDaemonStatus } from "./testing/daemon-status";
+import { TOKEN } from "./testing/credential";
+import { pairForStatus, serveDaemonStatus } from "./testing/status";
 
 let ctx: TestContext;
 let daemon: IpcServer | undefined;
@@ -26,32 +23,11 @@ afterEach(async () => {
 let SERVER: string;
 
 function pair(): void {
-	SERVER = closedOrigin();
-	saveCredential(ctx, sampleCredential({ server: SERVER }));
-	saveMachineConfig(
-		ctx.paths,
-		machineConfigSchema.parse({
-			version: 1,
-			server: SERVER,
-			label: "laptop",
-			checkouts: [
-				{ path: "/src/score", repository: "octo-org/score", origin: "git@github.com:octo-org/score.git" },
-			],
-			planner: { command: ["my-planner"], env: { API_KEY: "x" }, documents: [{ document: "doc_1" }] },
-		}),
-	);
+	SERVER = pairForStatus(ctx);
 }
 
 async function startDaemon(version: string): Promise<void> {
-	ensurePrivateDir(ctx.paths.stateDir);
-	daemon = await listenIpc({
-		socket: ctx.paths.socket,
-		platform: "linux",
-		handler: async () => ({
-			type: "status",
-			status: sampleDaemonStatus({ pid: 777, version, server: SERVER, logFile: ctx.paths.logFile }),
-		}),
-	});
+	daemon = await serveDaemonStatus(ctx, SERVER, version);
 }
 
 /** A socket that answers every line with `answer`, as no daemon of ours would. */

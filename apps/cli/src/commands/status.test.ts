@@ -1,16 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
-import { saveCredential } from "../credential";
 import type { CliError } from "../errors";
-import { type IpcServer, listenIpc } from "../ipc";
-import { machineConfigSchema, saveMachineConfig } from "../machine-config";
-import { ensurePrivateDir } from "../paths";
+import type { IpcServer } from "../ipc";
 import { runCli } from "../program";
-import { closedOrigin } from "../testing/closed-port";
 import { createTestContext, type TestContext } from "../testing/context";
-import { sampleCredential, TOKEN } from "../testing/credential";
-import { sampleDaemonStatus } from "../testing/daemon-status";
+import { TOKEN } from "../testing/credential";
 import { parse } from "../testing/program";
+import { ENV_VALUE, pairForStatus, serveDaemonStatus } from "../testing/status";
 import { statusReportSchema } from "./status";
 
 let ctx: TestContext;
@@ -21,57 +17,18 @@ afterEach(async () => {
 	ctx?.cleanup();
 });
 
-const ENV_VALUE = "super-secret-env-value";
-
 /** Nothing listens there: status's call to the server is refused at once, and never leaves loopback. */
 let SERVER: string;
 
 function configure(): void {
-	SERVER = closedOrigin();
-	saveCredential(ctx, sampleCredential({ server: SERVER }));
-	saveMachineConfig(
-		ctx.paths,
-		machineConfigSchema.parse({
-			version: 1,
-			server: SERVER,
-			label: "laptop",
-			checkouts: [
-				{ path: "/src/score", repository: "octo-org/score", origin: "git@github.com:octo-org/score.git" },
-			],
-			acpCommand: ["gemini", "--acp"],
-			planner: {
-				command: ["my-planner"],
-				agent: "copilot",
-				env: { API_KEY: ENV_VALUE },
-				documents: [{ document: "doc_1" }],
-			},
-		}),
-	);
+	SERVER = pairForStatus(ctx);
 }
 
 async function startDaemon(
 	version = "0.1.0",
-	overrides: Parameters<typeof sampleDaemonStatus>[0] = {},
+	overrides: Parameters<typeof serveDaemonStatus>[3] = {},
 ): Promise<void> {
-	ensurePrivateDir(ctx.paths.stateDir);
-	daemon = await listenIpc({
-		socket: ctx.paths.socket,
-		platform: "linux",
-		handler: async (request) => {
-			if (request.type !== "status") throw new Error("unexpected request");
-			return {
-				type: "status",
-				status: sampleDaemonStatus({
-					pid: 777,
-					version,
-					server: SERVER,
-					logFile: ctx.paths.logFile,
-					checkouts: [{ path: "/src/score", repository: "octo-org/score", access: "ok" }],
-					...overrides,
-				}),
-			};
-		},
-	});
+	daemon = await serveDaemonStatus(ctx, SERVER, version, overrides);
 }
 
 async function status(argv: string[] = []): Promise<CliError | undefined> {
