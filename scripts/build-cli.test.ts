@@ -1,8 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import cliPackage from "../apps/cli/package.json" with { type: "json" };
+import { saveCredential } from "../apps/cli/src/credential";
+import { Secrets } from "../apps/cli/src/log";
+import { resolvePaths } from "../apps/cli/src/paths";
+import { closedOrigin } from "../apps/cli/src/testing/closed-port";
+import { sampleCredential } from "../apps/cli/src/testing/credential";
+import { sampleDaemonStatus } from "../apps/cli/src/testing/daemon-status";
 import { COMPILE_FLAGS, parseBuildArgs } from "./build-cli";
 import { formatSums, parseSums, sha256File } from "./release/sha256";
 import { hostTarget, TARGETS } from "./release/targets";
@@ -92,6 +98,47 @@ describe("the compiled chopin binary", () => {
 		const result = await run([join(bin, "chopin"), "status", "--json"], { env: isolatedEnv(root) });
 		expect(result.code).toBe(3);
 		expect(JSON.parse(result.stdout).installMethod).toBe("script");
+	});
+
+	test("status in the binary: the full checks load when a file or an answer needs them, and the record is used after", async () => {
+		const root = tempDir();
+		const env = isolatedEnv(root);
+		const paths = resolvePaths({ env, platform: "linux", cwd: root, defaults: { data: "/x", config: "/y" } });
+		const server = closedOrigin();
+		saveCredential({ paths, platform: "linux", secrets: new Secrets() }, sampleCredential({ server }));
+		mkdirSync(paths.configDir, { recursive: true });
+		// By hand, a default left out: never recorded, so checked in full (zod, required when needed) every time.
+		writeFileSync(paths.machineConfigFile, JSON.stringify({ version: 1, server, label: "laptop" }));
+		const first = await run([cli.binary, "status", "--json"], { env });
+		expect(first.code).toBe(4);
+		expect(JSON.parse(first.stdout)).toMatchObject({
+			credential: { stored: true, valid: true, server },
+			config: { configured: true, label: "laptop" },
+			daemon: { running: false },
+		});
+		expect(Object.keys(JSON.parse(readFileSync(paths.checkedFile, "utf8")).files)).toEqual([
+			paths.credentialFile,
+		]);
+		// The credential now comes from the record; the output is the same.
+		expect(await run([cli.binary, "status", "--json"], { env })).toEqual(first);
+
+		writeFileSync(paths.machineConfigFile, JSON.stringify({ version: 2 }));
+		const damaged = JSON.parse((await run([cli.binary, "status", "--json"], { env })).stdout);
+		expect(damaged.config.problem).toContain("is not in the expected form");
+
+		// A daemon of another version: its answer is checked in full, and a restart is pending.
+		const answer = { type: "status", status: sampleDaemonStatus({ version: "0.0.9", server }) };
+		const listener = Bun.listen({
+			unix: paths.socket,
+			socket: { data: (socket) => void socket.write(`${JSON.stringify(answer)}\n`) },
+		});
+		try {
+			const report = JSON.parse((await run([cli.binary, "status", "--json"], { env })).stdout);
+			expect(report.daemon).toMatchObject({ running: true, version: "0.0.9", restartPending: true });
+			expect(report.account).toEqual({ login: "ana", source: "daemon", problem: null });
+		} finally {
+			listener.stop(true);
+		}
 	});
 
 	test("writes its log in the binary (pino with no transports) and reads it back with `logs`", async () => {
