@@ -1,20 +1,21 @@
 // The real process's run, behind main.ts: the only place that reads the real process, builds the context, and turns an error into an exit code.
 //
 // Start-up time matters (every command pays it; see docs/install.md § Start-up time), so only light modules
-// are imported up front: the log and paths load with the context, the command tree after it, and
-// execa with the first command that spawns.
+// are imported up front (main.ts loads this module only for a command, never for --version): the command tree
+// is loaded after the context (or not at all, for a shortcut), and execa with the first command that spawns.
 import { homedir, hostname, networkInterfaces } from "node:os";
+import { systemClock } from "@chopin/agent-link/clock";
 import type { execa } from "execa";
 import type { CliContext } from "./context";
 import { CliError, EXIT, toCliError } from "./errors";
+import { createLog, logLevelFromEnv, Secrets } from "./log";
+import { hostDirs, resolvePaths, toPlatform } from "./paths";
 import { killLiveGroups } from "./planners/live-groups";
 import { processWriter } from "./process-writer";
 import { findShortcut, runShortcut } from "./shortcuts";
 import { CLI_VERSION, detectInstallMethod, selfCommand } from "./version";
 
-async function processContext(signal: AbortSignal): Promise<CliContext & { closeLog(): void }> {
-	const [{ systemClock }, { createLog, logLevelFromEnv, Secrets }, { hostDirs, resolvePaths, toPlatform }] =
-		await Promise.all([import("@chopin/agent-link/clock"), import("./log"), import("./paths")]);
+function processContext(signal: AbortSignal): CliContext & { closeLog(): void } {
 	const platform = toPlatform(process.platform);
 	// Not copied: chopin never changes its own environment, and copying it costs every start ~0.3 ms.
 	const env = process.env;
@@ -85,7 +86,7 @@ async function processContext(signal: AbortSignal): Promise<CliContext & { close
 /** Runs the command argv names (the user's words, without the binary) and returns its exit code. */
 export async function runProcess(argv: readonly string[]): Promise<number> {
 	const controller = new AbortController();
-	const ctx = await processContext(controller.signal);
+	const ctx = processContext(controller.signal);
 	const shortcut = findShortcut(argv);
 	// Whatever ends this process, no Planner backend it started outlives it (see live-groups.ts).
 	process.on("exit", () => killLiveGroups());
