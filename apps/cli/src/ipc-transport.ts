@@ -6,7 +6,7 @@ import { CliError } from "./errors";
 
 /** A request or response line longer than this is refused: nothing legitimate comes close. */
 export const IPC_MAX_LINE_BYTES = 1024 * 1024;
-export const IPC_TIMEOUT_MS = 10_000;
+const IPC_TIMEOUT_MS = 10_000;
 
 const NOT_RUNNING_HINT = "Start it with `chopin run` or `chopin service install`.";
 
@@ -15,7 +15,7 @@ export function ipcNet(): typeof import("node:net") {
 	return require("node:net") as typeof import("node:net");
 }
 
-export function notRunning(): CliError {
+function notRunning(): CliError {
 	return new CliError("daemon-not-running", "No chopin daemon is running.", NOT_RUNNING_HINT);
 }
 

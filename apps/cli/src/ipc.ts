@@ -16,8 +16,6 @@ import type { Logger } from "./log";
 import { repositorySchema } from "./machine-config";
 import type { Platform } from "./paths";
 
-export { IPC_MAX_LINE_BYTES, IPC_TIMEOUT_MS, type IpcClientOptions } from "./ipc-transport";
-
 export const ipcRequestSchema = z.discriminatedUnion("type", [
 	z.strictObject({ type: z.literal("status") }),
 	z.strictObject({

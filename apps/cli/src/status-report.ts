@@ -76,51 +76,53 @@ export async function gatherStatus(ctx: CliContext): Promise<StatusReport> {
 	};
 }
 
+/** A file as status sees it: absent, read (from the record, or checked in full), or why the full check refused it. */
+type FileRead<T> =
+	| { state: "missing" }
+	| { state: "read"; value: T; trusted: boolean }
+	| { state: "refused"; problem: string };
+
+/** `file` as it is when the record vouches for it, else through `load`, the full check (undefined: no file). */
+function readFile<T>(read: CheckedReader, file: string, load: () => T | undefined): FileRead<T> {
+	const checked = read(file);
+	if (checked.state === "missing") return { state: "missing" };
+	if (checked.state === "trusted") return { state: "read", value: checked.json as T, trusted: true };
+	try {
+		const value = load();
+		return value === undefined ? { state: "missing" } : { state: "read", value, trusted: false };
+	} catch (error) {
+		if (!(error instanceof CliError)) throw error;
+		return { state: "refused", problem: error.message };
+	}
+}
+
 /** The credential's description and, when it is valid, the credential (its token registered as a secret). */
 function readCredential(
 	ctx: CliContext,
-	readFile: CheckedReader,
+	read: CheckedReader,
 ): { credential: CredentialDescription; stored?: Credential } {
 	const file = ctx.paths.credentialFile;
-	const read = readFile(file);
-	if (read.state === "missing") return { credential: { stored: false, file } };
-	let stored: Credential | undefined;
-	if (read.state === "trusted") {
-		stored = read.json as Credential;
-		ctx.secrets.add(stored.token);
-	} else {
-		try {
-			stored = fullChecks().credential.loadCredential(ctx);
-		} catch (error) {
-			if (!(error instanceof CliError)) throw error;
-			return { credential: { stored: true, valid: false, file, problem: error.message } };
-		}
-		if (!stored) return { credential: { stored: false, file } };
-	}
+	const result = readFile(read, file, () => fullChecks().credential.loadCredential(ctx));
+	if (result.state === "missing") return { credential: { stored: false, file } };
+	if (result.state === "refused")
+		return { credential: { stored: true, valid: false, file, problem: result.problem } };
+	const stored = result.value;
+	// The full check registers it as it loads it.
+	if (result.trusted) ctx.secrets.add(stored.token);
 	const { server, machineId, createdAt } = stored;
 	return { credential: { stored: true, valid: true, file, server, machineId, createdAt }, stored };
 }
 
 function readConfig(
 	ctx: CliContext,
-	readFile: CheckedReader,
+	read: CheckedReader,
 ): { config?: MachineConfig; description: StatusReport["config"] } {
 	const file = ctx.paths.machineConfigFile;
-	const read = readFile(file);
-	if (read.state === "missing") return { description: { configured: false, file } };
-	let config: MachineConfig | undefined;
-	if (read.state === "trusted") config = read.json as MachineConfig;
-	else {
-		try {
-			config = fullChecks().machineConfig.loadMachineConfig(ctx.paths);
-		} catch (error) {
-			if (!(error instanceof CliError)) throw error;
-			return { description: { configured: false, file, problem: error.message } };
-		}
-	}
-	return config
-		? { config, description: describeConfig(file, config) }
-		: { description: { configured: false, file } };
+	const result = readFile(read, file, () => fullChecks().machineConfig.loadMachineConfig(ctx.paths));
+	if (result.state === "missing") return { description: { configured: false, file } };
+	if (result.state === "refused")
+		return { description: { configured: false, file, problem: result.problem } };
+	return { config: result.value, description: describeConfig(file, result.value) };
 }
 
 async function askDaemon(ctx: CliContext): Promise<{ status?: DaemonStatus; problem?: string }> {

@@ -3,11 +3,11 @@ import { writeFileSync } from "node:fs";
 import type { CliError } from "../errors";
 import type { IpcServer } from "../ipc";
 import { runCli } from "../program";
+import { statusReportSchema } from "../status-report-schema";
 import { createTestContext, type TestContext } from "../testing/context";
 import { TOKEN } from "../testing/credential";
 import { parse } from "../testing/program";
 import { ENV_VALUE, pairForStatus, serveDaemonStatus } from "../testing/status";
-import { statusReportSchema } from "./status";
 
 let ctx: TestContext;
 let daemon: IpcServer | undefined;

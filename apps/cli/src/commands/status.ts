@@ -5,21 +5,10 @@ import { Command } from "commander";
 import { z } from "zod";
 import type { CliContext } from "../context";
 import { parseOptions } from "../options";
-import { gatherStatus, type StatusReport } from "../status-report";
-import { statusReportSchema } from "../status-report-schema";
-import { formatStatus } from "../status-text";
 import { examples, type Run } from "./help";
-import { runStatus, type StatusOptions, statusProblem } from "./status-run";
+import { runStatus, type StatusOptions } from "./status-run";
 
-export {
-	formatStatus,
-	gatherStatus,
-	runStatus,
-	type StatusOptions,
-	type StatusReport,
-	statusProblem,
-	statusReportSchema,
-};
+export type { StatusOptions };
 
 export const statusOptionsSchema = z.strictObject({ json: z.boolean() }) satisfies z.ZodType<StatusOptions>;
 
