@@ -1,0 +1,23 @@
+// What this process must never print: the secrets it learns as it runs, and every token shape.
+import { createRedactor, redactTokens } from "@chopin/agent-link/redact";
+
+/**
+ * The secrets this process knows (the machine credential, issued tokens, --env values), added
+ * as they are learnt. Token shapes are always masked; these are masked as well, both as they
+ * are and as JSON escapes them, since log lines are JSON.
+ */
+export class Secrets {
+	readonly #values = new Set<string>();
+	#redact: (text: string) => string = redactTokens;
+
+	add(secret: string | undefined): void {
+		if (secret === undefined || secret.length === 0 || this.#values.has(secret)) return;
+		this.#values.add(secret);
+		const forms = [...this.#values].flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]);
+		this.#redact = createRedactor(forms);
+	}
+
+	redact(text: string): string {
+		return this.#redact(text);
+	}
+}
