@@ -18,7 +18,8 @@ function nodePath(platform: Platform): NodePath {
 function isNormalAbsolute(path: string): boolean {
 	if (path === "/") return true;
 	// String tests, not a regular expression: compiling one costs a start more than these.
-	if (!path.startsWith("/") || path.endsWith("/") || path.endsWith("/.") || path.endsWith("/..")) return false;
+	if (!path.startsWith("/") || path.endsWith("/") || path.endsWith("/.") || path.endsWith("/.."))
+		return false;
 	return !path.includes("//") && !path.includes("/./") && !path.includes("/../");
 }
 
