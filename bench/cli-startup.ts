@@ -9,7 +9,7 @@
  * Without --binary it compiles this machine's target into bench/.out/ with the release flags
  * (ESM bytecode split into chunks; `--format cjs` compiles one CommonJS bytecode bundle instead, for
  * comparison). Two programs are compiled alongside, as references: a trivial one (the floor any
- * `bun build --compile` binary starts at), and the least any status must do in one file (env-paths'
+ * `bun build --compile` binary starts at), and the least any status must do in one file (its
  * directories, the credential and config read, the daemon's socket tried, a report printed), so
  * that what is left above it is the cost of chopin's structure.
  *
@@ -63,15 +63,14 @@ const trivialEntry = join(out, "trivial.ts");
 writeFileSync(trivialEntry, 'console.log("0.0.0");\n');
 const trivial = await compile(trivialEntry, "trivial");
 const floorEntry = join(out, "status-floor.ts");
-writeFileSync(floorEntry, statusFloorSource(Bun.resolveSync("env-paths", join(ROOT, "apps", "cli"))));
+writeFileSync(floorEntry, statusFloorSource());
 const floor = await compile(floorEntry, "status-floor");
 
+// Not paired: an empty home, and chopin's directories found the way a user's are (no XDG_* or CHOPIN_* overrides).
 const state = mkdtempSync(join(tmpdir(), "chopin-bench-"));
-const env = {
-	...process.env,
-	CHOPIN_STATE_DIR: join(state, "state"),
-	CHOPIN_CONFIG_DIR: join(state, "config"),
-};
+const env: Record<string, string | undefined> = { ...process.env, HOME: state };
+for (const name of ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "CHOPIN_STATE_DIR", "CHOPIN_CONFIG_DIR"])
+	delete env[name];
 
 // Paired with a real local server, its daemon (the compiled binary) running and connected.
 const machines = await startMachineServer({ env: { LOG_LEVEL: "warn" } });
@@ -174,11 +173,15 @@ try {
 }
 
 /** The least a status can do, in one file: what the "status floor" row times. */
-function statusFloorSource(envPaths: string): string {
-	return `import envPaths from ${JSON.stringify(envPaths)};
-const dirs = envPaths("chopin", { suffix: "" });
-const state = process.env.CHOPIN_STATE_DIR ?? dirs.data;
-const config = process.env.CHOPIN_CONFIG_DIR ?? dirs.config;
+function statusFloorSource(): string {
+	// Linux's and macOS's rules of paths.ts, without the overrides' normalisation.
+	return `const env = process.env;
+const home = env.HOME;
+const mac = process.platform === "darwin";
+const data = mac ? home + "/Library/Application Support/chopin" : (env.XDG_DATA_HOME || home + "/.local/share") + "/chopin";
+const configDir = mac ? home + "/Library/Preferences/chopin" : (env.XDG_CONFIG_HOME || home + "/.config") + "/chopin";
+const state = env.CHOPIN_STATE_DIR || data;
+const config = env.CHOPIN_CONFIG_DIR || configDir;
 const read = (p) => { try { return new TextDecoder().decode(Bun.mmap(p)); } catch { return undefined; } };
 const credential = read(state + "/credential.json");
 const machine = read(config + "/machine.json");
