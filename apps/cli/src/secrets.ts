@@ -8,16 +8,19 @@ import { createRedactor, redactTokens } from "@chopin/agent-link/redact";
  */
 export class Secrets {
 	readonly #values = new Set<string>();
-	#redact: (text: string) => string = redactTokens;
+	/** Built on the first redact after an add: compiling it costs a `chopin status` that prints no error ~0.3 ms. */
+	#redact: ((text: string) => string) | undefined = redactTokens;
 
 	add(secret: string | undefined): void {
 		if (secret === undefined || secret.length === 0 || this.#values.has(secret)) return;
 		this.#values.add(secret);
-		const forms = [...this.#values].flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]);
-		this.#redact = createRedactor(forms);
+		this.#redact = undefined;
 	}
 
 	redact(text: string): string {
+		this.#redact ??= createRedactor(
+			[...this.#values].flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]),
+		);
 		return this.#redact(text);
 	}
 }
