@@ -9,7 +9,7 @@
  * Without --binary it compiles this machine's target into bench/.out/ with the release flags
  * (ESM bytecode split into chunks; `--format cjs` compiles one CommonJS bytecode bundle instead, for
  * comparison). Two programs are compiled alongside, as references: a trivial one (the floor any
- * `bun build --compile` binary starts at), and the least any status must do in one file (env-paths'
+ * `bun build --compile` binary starts at), and the least any status must do in one file (its
  * directories, the credential and config read, the daemon's socket tried, a report printed), so
  * that what is left above it is the cost of chopin's structure.
  *
@@ -63,15 +63,14 @@ const trivialEntry = join(out, "trivial.ts");
 writeFileSync(trivialEntry, 'console.log("0.0.0");\n');
 const trivial = await compile(trivialEntry, "trivial");
 const floorEntry = join(out, "status-floor.ts");
-writeFileSync(floorEntry, statusFloorSource(Bun.resolveSync("env-paths", join(ROOT, "apps", "cli"))));
+writeFileSync(floorEntry, statusFloorSource());
 const floor = await compile(floorEntry, "status-floor");
 
+// Not paired: an empty home, and chopin's directories found the way a user's are (no XDG_* or CHOPIN_* overrides).
 const state = mkdtempSync(join(tmpdir(), "chopin-bench-"));
-const env = {
-	...process.env,
-	CHOPIN_STATE_DIR: join(state, "state"),
-	CHOPIN_CONFIG_DIR: join(state, "config"),
-};
+const env: Record<string, string | undefined> = { ...process.env, HOME: state };
+for (const name of ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "CHOPIN_STATE_DIR", "CHOPIN_CONFIG_DIR"])
+	delete env[name];
 
 // Paired with a real local server, its daemon (the compiled binary) running and connected.
 const machines = await startMachineServer({ env: { LOG_LEVEL: "warn" } });
@@ -92,6 +91,8 @@ const commands: { name: string; argv: string[]; expect: number; env?: Record<str
 	// Not paired: status exits 3, after reading the state and asking for a daemon.
 	{ name: "chopin status --json", argv: [chopin, "status", "--json"], expect: 3 },
 	{ name: "  paired, daemon connected", argv: [chopin, "status", "--json"], expect: 0, env: home.env },
+	// The same one-file floor, paired: it also hashes the two files, asks the daemon and waits for its answer.
+	{ name: "  its floor (one file)", argv: [floor], expect: 0, env: home.env },
 ];
 
 function once(
@@ -159,11 +160,16 @@ try {
 	const version = stats(times.get("chopin --version")!).median;
 	const statusFloor = stats(times.get("status floor (one file)")!).median;
 	const status = stats(times.get("chopin status --json")!).median;
+	const pairedFloor = stats(times.get("  its floor (one file)")!).median;
+	const paired = stats(times.get("  paired, daemon connected")!).median;
 	console.log(
 		`above a trivial compiled binary, chopin --version spends ${(version - trivialMedian).toFixed(1)}ms of its own`,
 	);
 	console.log(
 		`a one-file status is ${(statusFloor / base.median).toFixed(2)}x bun -e 0; chopin's status spends ${(status - statusFloor).toFixed(1)}ms above it`,
+	);
+	console.log(
+		`paired, a one-file status is ${(pairedFloor / base.median).toFixed(2)}x bun -e 0 (the daemon's answer included); chopin's spends ${(paired - pairedFloor).toFixed(1)}ms above it`,
 	);
 } finally {
 	daemon.kill("SIGTERM");
@@ -173,20 +179,43 @@ try {
 	rmSync(state, { recursive: true, force: true });
 }
 
-/** The least a status can do, in one file: what the "status floor" row times. */
-function statusFloorSource(envPaths: string): string {
-	return `import envPaths from ${JSON.stringify(envPaths)};
-const dirs = envPaths("chopin", { suffix: "" });
-const state = process.env.CHOPIN_STATE_DIR ?? dirs.data;
-const config = process.env.CHOPIN_CONFIG_DIR ?? dirs.config;
+/**
+ * The least a status can do, in one file: what the "floor" rows time. Its directories by Linux's and macOS's rules
+ * (without normalising an override), the record, credential and config read, the two files hashed when there, the
+ * daemon's socket tried and, when it answers, asked for its status; a short report printed; exit 3 not paired.
+ */
+function statusFloorSource(): string {
+	return `const env = process.env;
+const home = env.HOME;
+const mac = process.platform === "darwin";
+const data = mac ? home + "/Library/Application Support/chopin" : (env.XDG_DATA_HOME || home + "/.local/share") + "/chopin";
+const configDir = mac ? home + "/Library/Preferences/chopin" : (env.XDG_CONFIG_HOME || home + "/.config") + "/chopin";
+const state = env.CHOPIN_STATE_DIR || data;
+const config = env.CHOPIN_CONFIG_DIR || configDir;
 const read = (p) => { try { return new TextDecoder().decode(Bun.mmap(p)); } catch { return undefined; } };
+const digest = (text) => text === undefined ? undefined : new Bun.CryptoHasher("sha256").update(text).digest("hex");
+const record = read(state + "/checked.json");
 const credential = read(state + "/credential.json");
 const machine = read(config + "/machine.json");
-let daemon = false;
-try { (await Bun.connect({ unix: state + "/chopin.sock", socket: { data() {} } })).end(); daemon = true; } catch {}
-const report = { version: "0.0.0", credential: { stored: credential !== undefined }, config: { configured: machine !== undefined }, daemon: { running: daemon }, logFile: state + "/logs/chopin.log" };
+const sums = [digest(credential), digest(machine)];
+let status;
+try {
+  status = await new Promise((resolve, reject) => {
+    let buffer = "";
+    Bun.connect({ unix: state + "/chopin.sock", socket: {
+      open(socket) { socket.write('{"type":"status"}\\n'); },
+      data(socket, chunk) { buffer += new TextDecoder().decode(chunk); if (buffer.includes("\\n")) { socket.end(); resolve(JSON.parse(buffer).status); } },
+      error(_, error) { reject(error); },
+      close() { reject(new Error("closed")); },
+    } }).catch(reject);
+  });
+} catch {}
+const paired = credential !== undefined;
+const report = { version: "0.0.0", record: record !== undefined, sums, credential: paired ? JSON.parse(credential) : { stored: false }, config: machine === undefined ? { configured: false } : JSON.parse(machine), daemon: status ?? { running: false }, logFile: state + "/logs/chopin.log" };
 const out = Bun.stdout.writer(); out.write(JSON.stringify(report, null, 2) + "\\n"); out.flush();
-const err = Bun.stderr.writer(); err.write("error: This machine is not paired with a Chopin server.\\nhint: Run chopin connect to pair it.\\n"); err.flush();
-process.exitCode = 3;
+if (!paired) {
+  const err = Bun.stderr.writer(); err.write("error: This machine is not paired with a Chopin server.\\nhint: Run chopin connect to pair it.\\n"); err.flush();
+  process.exitCode = 3;
+}
 `;
 }

@@ -25,6 +25,8 @@ function notRunning(): CliError {
  * daemon-protocol-error.
  */
 export async function sendIpcLine(options: IpcClientOptions, request: unknown): Promise<unknown> {
+	// Said before anything is set up for a connection: a plain status on a machine with no daemon does little else.
+	if (!isNamedPipe(options.socket) && nothingAt(options.socket)) throw notRunning();
 	const line = await exchange(options, `${JSON.stringify(request)}\n`);
 	try {
 		return JSON.parse(line);
@@ -112,7 +114,7 @@ function exchange(options: IpcClientOptions, payload: string): Promise<string> {
 			},
 			close: () => finish(protocolError("no answer before the connection closed")),
 		};
-		connection = options.socket.startsWith("\\\\.\\pipe\\")
+		connection = isNamedPipe(options.socket)
 			? connectNet(options.socket, events)
 			: connectUnix(options.socket, events);
 	});
@@ -148,14 +150,35 @@ function connectUnix(path: string, events: ConnectionEvents): Connection {
 	}).catch((error: NodeJS.ErrnoException) => events.error(error));
 	return {
 		write(text) {
-			pending = new TextEncoder().encode(text);
-			flush();
+			if (!socket) return;
+			// The text as it is (a TextEncoder costs a plain status ~0.2 ms); its bytes only when the socket took part of it.
+			const written = socket.write(text);
+			if (written < Buffer.byteLength(text))
+				pending = new TextEncoder().encode(text).subarray(Math.max(0, written));
 		},
 		close() {
 			closed = true;
 			socket?.end();
 		},
 	};
+}
+
+function isNamedPipe(socket: string): boolean {
+	return socket.startsWith("\\\\.\\pipe\\");
+}
+
+/**
+ * Whether nothing is at `path`. Opening it says so in ~10 µs once status has read a file, where
+ * Bun.connect takes ~0.3 ms to; a socket, or anything else there, is left to Bun.connect (a
+ * socket cannot be opened, ENXIO, and Bun.mmap refuses a FIFO without waiting for a writer).
+ */
+function nothingAt(path: string): boolean {
+	try {
+		Bun.mmap(path, { shared: false });
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === "ENOENT";
+	}
+	return false;
 }
 
 /** A Windows named pipe through node:net. */

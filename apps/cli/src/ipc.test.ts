@@ -192,6 +192,19 @@ describe("no daemon", () => {
 		);
 	});
 
+	test("a file or a FIFO where the socket should be: daemon-not-running, at once", async () => {
+		const file = socketPath();
+		writeFileSync(file, "not a socket");
+		expect((await refusal(ipcRequest({ socket: file, clock: clock() }, { type: "status" }))).code).toBe(
+			"daemon-not-running",
+		);
+		const fifo = socketPath();
+		expect(Bun.spawnSync(["mkfifo", fifo]).exitCode).toBe(0);
+		expect((await refusal(ipcRequest({ socket: fifo, clock: clock() }, { type: "status" }))).code).toBe(
+			"daemon-not-running",
+		);
+	});
+
 	test("a daemon that accepts but never answers: daemon-not-responding when the injected clock says so", async () => {
 		const socket = socketPath();
 		const asked = Promise.withResolvers<Socket>();

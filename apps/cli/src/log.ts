@@ -1,38 +1,18 @@
 // The CLI's log: pino JSON lines to <state>/logs/chopin.log (rotated by size), every line redacted, echoed readably to a TTY.
 
-import { dirname } from "node:path";
 import type { Clock } from "@chopin/agent-link/clock";
-import { createRedactor, redactTokens } from "@chopin/agent-link/redact";
 import type { LogFn, Logger as PinoLogger } from "pino";
 import { ensurePrivateDir } from "./paths";
 import type { RotatingFile } from "./rotating-file";
+import type { Secrets } from "./secrets";
+
+export { Secrets } from "./secrets";
 
 /** The part of pino's logger the CLI uses. */
 export type Logger = Pick<PinoLogger, "debug" | "info" | "warn" | "error">;
 
 export const LOG_MAX_BYTES = 10 * 1024 * 1024;
 export const LOG_KEEP = 5;
-
-/**
- * The secrets this process knows (the machine credential, issued tokens, --env values), added
- * as they are learnt. Token shapes are always masked; these are masked as well, both as they
- * are and as JSON escapes them, since log lines are JSON.
- */
-export class Secrets {
-	readonly #values = new Set<string>();
-	#redact: (text: string) => string = redactTokens;
-
-	add(secret: string | undefined): void {
-		if (secret === undefined || secret.length === 0 || this.#values.has(secret)) return;
-		this.#values.add(secret);
-		const forms = [...this.#values].flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]);
-		this.#redact = createRedactor(forms);
-	}
-
-	redact(text: string): string {
-		return this.#redact(text);
-	}
-}
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace";
 
@@ -88,7 +68,9 @@ export function createLog(options: LogOptions): CliLog {
 			path: options.file,
 			maxBytes: options.maxBytes ?? LOG_MAX_BYTES,
 			keep: options.keep ?? LOG_KEEP,
-			prepare: () => ensurePrivateDir(dirname(options.file)),
+			// node:path required here, with the file: a command that logs nothing never loads it.
+			prepare: () =>
+				ensurePrivateDir((require("node:path") as typeof import("node:path")).dirname(options.file)),
 		});
 		return opened;
 	};

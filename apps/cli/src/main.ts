@@ -1,25 +1,29 @@
 #!/usr/bin/env bun
-// The chopin entry point: answers `--version` at once and hands every other command to process-main.ts.
+// The chopin entry point: answers `--version` at once, runs the plain `chopin status [--json]` through status-main.ts,
+// and hands every other command to process-main.ts.
 //
 // Scripts and installers run `chopin --version`, so it costs no more than Bun's own start: nothing
 // else is imported before the answer. In a compiled binary (split ESM bytecode) what sits behind
 // import() is another chunk, parsed and evaluated only when imported (docs/install.md § Start-up time).
 import cliPackage from "../package.json" with { type: "json" };
+import { findShortcut } from "./shortcuts";
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 	// What commander would print. console.log, not process.stdout: its first use loads node:stream and node:tty (~4 ms).
 	console.log(cliPackage.version);
 } else {
-	import("./process-main")
-		.then(({ runProcess }) => runProcess(argv))
-		.then(
-			(code) => {
-				process.exitCode = code;
-			},
-			(error: unknown) => {
-				process.stderr.write(`error: ${String(error)}\n`);
-				process.exitCode = 1;
-			},
-		);
+	const shortcut = findShortcut(argv);
+	(shortcut
+		? import("./status-main").then(({ runStatusProcess }) => runStatusProcess(shortcut))
+		: import("./process-main").then(({ runProcess }) => runProcess(argv))
+	).then(
+		(code) => {
+			process.exitCode = code;
+		},
+		(error: unknown) => {
+			process.stderr.write(`error: ${String(error)}\n`);
+			process.exitCode = 1;
+		},
+	);
 }

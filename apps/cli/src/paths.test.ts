@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { mkdirSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { ensurePrivateDir, hostDirs, resolvePaths, socketPath, toPlatform } from "./paths";
+import { ensurePrivateDir, homeDir, platformDirs, resolvePaths, socketPath, toPlatform } from "./paths";
 import { makeTempDir } from "./testing/context";
 
 const defaults = { data: "/home/me/.local/share/chopin", config: "/home/me/.config/chopin" };
@@ -57,18 +57,64 @@ describe("resolvePaths", () => {
 		expect(socketPath("C:\\A", "win32")).not.toBe(socketPath("C:\\B", "win32"));
 	});
 
-	test("the host defaults come from env-paths, named chopin with no suffix", () => {
-		const host = hostDirs();
-		expect(host.data).toMatch(/[\\/]chopin([\\/]Data)?$/);
-		expect(host.config).toMatch(/[\\/]chopin([\\/]Config)?$/);
-		expect(host.data).not.toContain("nodejs");
-	});
-
 	test("toPlatform narrows process.platform", () => {
 		expect(toPlatform("darwin")).toBe("darwin");
 		expect(toPlatform("win32")).toBe("win32");
 		expect(toPlatform("linux")).toBe("linux");
 		expect(toPlatform("freebsd")).toBe("linux");
+	});
+});
+
+describe("platformDirs", () => {
+	/** What env-paths itself answers on this host (Linux) for `env`, in a process of its own: it reads HOME once, as it loads. */
+	function envPathsAnswer(env: Record<string, string>): { data: string; config: string } {
+		const source = `import envPaths from "env-paths"; const d = envPaths("chopin", { suffix: "" }); console.log(JSON.stringify({ data: d.data, config: d.config }));`;
+		const run = Bun.spawnSync([process.execPath, "-e", source], {
+			cwd: import.meta.dir,
+			env: { PATH: process.env.PATH ?? "", ...env },
+		});
+		if (run.exitCode !== 0) throw new Error(run.stderr.toString());
+		return JSON.parse(run.stdout.toString());
+	}
+
+	const cases: Record<string, string>[] = [
+		{ HOME: "/home/me" },
+		{ HOME: "/home/me/" },
+		{ HOME: "/home//me/./x/.." },
+		{ HOME: "/home/me", XDG_DATA_HOME: "/data", XDG_CONFIG_HOME: "/conf/" },
+		{ HOME: "/home/me", XDG_DATA_HOME: "", XDG_CONFIG_HOME: "" },
+		{ HOME: "/home/me", XDG_DATA_HOME: "relative/data", XDG_CONFIG_HOME: "../conf" },
+		{ HOME: "/" },
+	];
+	for (const env of cases) {
+		test(`Linux: the same directories as env-paths for ${JSON.stringify(env)}`, () => {
+			if (process.platform !== "linux") return;
+			expect(platformDirs("linux", env, homeDir("linux", env))).toEqual(envPathsAnswer(env));
+		});
+	}
+
+	test("macOS: under ~/Library", () => {
+		expect(platformDirs("darwin", {}, "/Users/me")).toEqual({
+			data: "/Users/me/Library/Application Support/chopin",
+			config: "/Users/me/Library/Preferences/chopin",
+		});
+	});
+
+	test("Windows: %LOCALAPPDATA% and %APPDATA%, else under the profile", () => {
+		expect(
+			platformDirs("win32", { LOCALAPPDATA: "D:\\Local", APPDATA: "D:\\Roaming\\" }, "C:\\Users\\me"),
+		).toEqual({ data: "D:\\Local\\chopin\\Data", config: "D:\\Roaming\\chopin\\Config" });
+		expect(platformDirs("win32", {}, "C:\\Users\\me")).toEqual({
+			data: "C:\\Users\\me\\AppData\\Local\\chopin\\Data",
+			config: "C:\\Users\\me\\AppData\\Roaming\\chopin\\Config",
+		});
+	});
+
+	test("the home directory: HOME (USERPROFILE on Windows), else the account's", () => {
+		expect(homeDir("linux", { HOME: "/home/me" })).toBe("/home/me");
+		expect(homeDir("win32", { USERPROFILE: "C:\\Users\\me", HOME: "/x" })).toBe("C:\\Users\\me");
+		expect(homeDir("linux", {})).toBe(require("node:os").userInfo().homedir);
+		expect(homeDir("linux", { HOME: "" })).toBe(require("node:os").userInfo().homedir);
 	});
 });
 

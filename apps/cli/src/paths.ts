@@ -1,6 +1,5 @@
 // Where chopin keeps its state (credential, locks, socket, logs) and its config, per platform.
-import { posix, win32 } from "node:path";
-import envPaths from "env-paths";
+import { joinPath, resolvePath } from "./plain-path";
 
 export type Platform = "linux" | "darwin" | "win32";
 
@@ -25,15 +24,44 @@ export interface PlatformDirs {
 	readonly config: string;
 }
 
-/** env-paths' answer for this host: `chopin` with no `-nodejs` suffix. */
-export function hostDirs(): PlatformDirs {
-	const dirs = envPaths("chopin", { suffix: "" });
-	return { data: dirs.data, config: dirs.config };
+type Env = Readonly<Record<string, string | undefined>>;
+
+/**
+ * env-paths' data and config directories for `chopin` (no `-nodejs` suffix), by its own rules: XDG_DATA_HOME and
+ * XDG_CONFIG_HOME (else ~/.local/share, ~/.config) on Linux, ~/Library/Application Support and ~/Library/Preferences
+ * on macOS, %LOCALAPPDATA%\chopin\Data and %APPDATA%\chopin\Config on Windows. Written out rather than imported:
+ * env-paths loads node:os, node:path and node:process, 1.5 ms of every start (docs/install.md § Start-up time), and
+ * answers only for the host. paths.test.ts checks these against env-paths on this host.
+ */
+export function platformDirs(platform: Platform, env: Env, home: string): PlatformDirs {
+	const join = (dir: string, ...names: string[]) => joinPath(platform, dir, ...names);
+	if (platform === "darwin") {
+		return {
+			data: join(home, "Library", "Application Support", "chopin"),
+			config: join(home, "Library", "Preferences", "chopin"),
+		};
+	}
+	if (platform === "win32") {
+		return {
+			data: join(env.LOCALAPPDATA || join(home, "AppData", "Local"), "chopin", "Data"),
+			config: join(env.APPDATA || join(home, "AppData", "Roaming"), "chopin", "Config"),
+		};
+	}
+	return {
+		data: join(env.XDG_DATA_HOME || join(home, ".local", "share"), "chopin"),
+		config: join(env.XDG_CONFIG_HOME || join(home, ".config"), "chopin"),
+	};
+}
+
+/** os.homedir(), which reads HOME (USERPROFILE on Windows) first: node:os is loaded only when that is unset. */
+export function homeDir(platform: Platform, env: Env): string {
+	const fromEnv = platform === "win32" ? env.USERPROFILE : env.HOME;
+	return fromEnv || (require("node:os") as typeof import("node:os")).homedir();
 }
 
 /**
- * The paths for one platform. `defaults` comes from env-paths on the real host; the platform is a
- * parameter so Windows' named pipe and path joins are computed (and tested) on any host.
+ * The paths for one platform. `defaults` comes from platformDirs; the platform is a parameter so
+ * Windows' named pipe and path joins are computed (and tested) on any host.
  * CHOPIN_STATE_DIR and CHOPIN_CONFIG_DIR override the defaults, for tests and unusual setups.
  */
 export function resolvePaths(options: {
@@ -42,23 +70,29 @@ export function resolvePaths(options: {
 	cwd: string;
 	defaults: PlatformDirs;
 }): CliPaths {
-	const path = options.platform === "win32" ? win32 : posix;
+	const { platform, cwd } = options;
+	const join = (dir: string, name: string) => joinPath(platform, dir, name);
 	// A relative override is taken from the working directory the command was started in.
-	const stateDir = path.resolve(options.cwd, nonEmpty(options.env.CHOPIN_STATE_DIR) ?? options.defaults.data);
-	const configDir = path.resolve(
-		options.cwd,
+	const stateDir = resolvePath(
+		platform,
+		cwd,
+		nonEmpty(options.env.CHOPIN_STATE_DIR) ?? options.defaults.data,
+	);
+	const configDir = resolvePath(
+		platform,
+		cwd,
 		nonEmpty(options.env.CHOPIN_CONFIG_DIR) ?? options.defaults.config,
 	);
-	const logDir = path.join(stateDir, "logs");
+	const logDir = join(stateDir, "logs");
 	return {
 		stateDir,
 		configDir,
 		logDir,
-		logFile: path.join(logDir, "chopin.log"),
-		locksDir: path.join(stateDir, "locks"),
-		credentialFile: path.join(stateDir, "credential.json"),
-		machineConfigFile: path.join(configDir, "machine.json"),
-		checkedFile: path.join(stateDir, "checked.json"),
+		logFile: join(logDir, "chopin.log"),
+		locksDir: join(stateDir, "locks"),
+		credentialFile: join(stateDir, "credential.json"),
+		machineConfigFile: join(configDir, "machine.json"),
+		checkedFile: join(stateDir, "checked.json"),
 		socket: socketPath(stateDir, options.platform),
 	};
 }
@@ -73,7 +107,7 @@ export function socketPath(stateDir: string, platform: Platform): string {
 		const hash = new Bun.CryptoHasher("sha256").update(stateDir.toLowerCase()).digest("hex").slice(0, 16);
 		return `\\\\.\\pipe\\chopin-${hash}`;
 	}
-	return posix.join(stateDir, "chopin.sock");
+	return joinPath(platform, stateDir, "chopin.sock");
 }
 
 /**

@@ -4,6 +4,7 @@ import { saveCredential } from "./credential";
 import { machineConfigSchema, saveMachineConfig } from "./machine-config";
 import { runCli } from "./program";
 import { findShortcut, SHORTCUTS } from "./shortcuts";
+import { statusReportSchema } from "./status-report-schema";
 import { closedOrigin } from "./testing/closed-port";
 import { createTestContext, type TestContext } from "./testing/context";
 import { sampleCredential } from "./testing/credential";
@@ -76,6 +77,40 @@ describe("shortcuts", () => {
 			} finally {
 				tree.cleanup();
 			}
+		}
+	});
+
+	test("not paired, its directories found through HOME: the shortcut prints what the command tree prints", async () => {
+		ctx = createTestContext();
+		const home = join(ctx.root, "home");
+		const state = join(home, ".local", "share", "chopin");
+		const config = join(home, ".config", "chopin");
+		// No CHOPIN_* or XDG_* variable: the directories are chopin's defaults under HOME, as a user's are.
+		const child = Bun.spawn([process.execPath, MAIN, "status", "--json"], {
+			env: { PATH: process.env.PATH ?? "", HOME: home },
+			stdout: "pipe",
+			stderr: "pipe",
+		});
+		const [stdout, stderr, code] = await Promise.all([
+			new Response(child.stdout).text(),
+			new Response(child.stderr).text(),
+			child.exited,
+		]);
+		const report = statusReportSchema.parse(JSON.parse(stdout));
+		expect(report.logFile).toBe(join(state, "logs", "chopin.log"));
+		expect(report.config).toEqual({ configured: false, file: join(config, "machine.json") });
+		const tree = createTestContext({
+			env: { HOME: home, CHOPIN_STATE_DIR: state, CHOPIN_CONFIG_DIR: config },
+		});
+		try {
+			const error = await runCli(["status", "--json"], tree).then(
+				() => undefined,
+				(thrown) => thrown,
+			);
+			expect({ stdout, code }).toEqual({ stdout: tree.stdout.text(), code: 3 });
+			expect(stderr).toBe(`error: ${error.message}\nhint: ${error.hint}\n`);
+		} finally {
+			tree.cleanup();
 		}
 	});
 });

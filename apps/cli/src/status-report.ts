@@ -12,16 +12,20 @@ import { CliError } from "./errors";
 import type { DaemonStatus } from "./ipc";
 import { sendIpcLine } from "./ipc-transport";
 import type { MachineConfig } from "./machine-config";
+import type { ServerApiContext } from "./server-api";
 import type { CredentialDescription, StatusReport } from "./status-report-schema";
 
 export type { StatusReport };
 
 type CheckedReader = (file: string) => CheckedRead;
 
+/** What status needs of the context: the command tree's CliContext, or status-main.ts' smaller one. */
+export type StatusContext = ServerApiContext & Pick<CliContext, "paths" | "secrets" | "stdout" | "stderr">;
+
 /** How long status waits for the server when the daemon cannot say who the machine belongs to. */
 export const ACCOUNT_LOOKUP_TIMEOUT_MS = 3_000;
 
-export async function gatherStatus(ctx: CliContext): Promise<StatusReport> {
+export async function gatherStatus(ctx: StatusContext): Promise<StatusReport> {
 	// Asked first: the files are read while the connection is made.
 	const asking = askDaemon(ctx);
 	const read = checkedReader(ctx.paths);
@@ -98,7 +102,7 @@ function readFile<T>(read: CheckedReader, file: string, load: () => T | undefine
 
 /** The credential's description and, when it is valid, the credential (its token registered as a secret). */
 function readCredential(
-	ctx: CliContext,
+	ctx: StatusContext,
 	read: CheckedReader,
 ): { credential: CredentialDescription; stored?: Credential } {
 	const file = ctx.paths.credentialFile;
@@ -114,7 +118,7 @@ function readCredential(
 }
 
 function readConfig(
-	ctx: CliContext,
+	ctx: StatusContext,
 	read: CheckedReader,
 ): { config?: MachineConfig; description: StatusReport["config"] } {
 	const file = ctx.paths.machineConfigFile;
@@ -125,7 +129,7 @@ function readConfig(
 	return { config: result.value, description: describeConfig(file, result.value) };
 }
 
-async function askDaemon(ctx: CliContext): Promise<{ status?: DaemonStatus; problem?: string }> {
+async function askDaemon(ctx: StatusContext): Promise<{ status?: DaemonStatus; problem?: string }> {
 	try {
 		return { status: await daemonStatus(ctx) };
 	} catch (error) {
@@ -135,7 +139,7 @@ async function askDaemon(ctx: CliContext): Promise<{ status?: DaemonStatus; prob
 }
 
 /** The daemon's status answer: as it is from a daemon of this version, else checked in full. */
-async function daemonStatus(ctx: CliContext): Promise<DaemonStatus> {
+async function daemonStatus(ctx: StatusContext): Promise<DaemonStatus> {
 	const options = { socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal };
 	const json = await sendIpcLine(options, { type: "status" });
 	if (isStatusOfVersion(json, ctx.version)) return json.status;
@@ -164,7 +168,7 @@ function fullChecks(): {
 
 /** From the daemon's welcome; else a short GET /api/connector/machine; else unknown. */
 async function whoseMachine(
-	ctx: CliContext,
+	ctx: StatusContext,
 	daemon: DaemonStatus | undefined,
 	credential: Credential | undefined,
 ): Promise<Pick<StatusReport, "account" | "machine">> {

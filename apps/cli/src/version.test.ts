@@ -62,6 +62,25 @@ describe("detectInstallMethod", () => {
 					"C:\\Users\\Me\\AppData\\Roaming\\npm\\node_modules\\@chopin\\cli-win32-x64\\bin\\chopin.exe",
 			}),
 		).toBe("npm");
+		expect(
+			detectInstallMethod({
+				...linux,
+				execPath: "/x/node_modules/@chopin/cli-/node_modules/@Chopin/CLI-darwin-arm64/chopin",
+			}),
+		).toBe("npm");
+	});
+
+	test("only a package named @chopin/cli-<letters, digits, dashes> counts as npm's", () => {
+		for (const execPath of [
+			"/x/node_modules/@chopin/cli-/bin/chopin",
+			"/x/node_modules/@chopin/cli-linux_x64/bin/chopin",
+			"/x/node_modules/@chopin/cli-linux-x64",
+			"/x/node_modules/@chopin/cli/bin/chopin",
+		])
+			expect({ execPath, method: detectInstallMethod({ ...linux, execPath }) }).toEqual({
+				execPath,
+				method: "binary",
+			});
 	});
 
 	test("a compiled binary anywhere else is a standalone binary", () => {

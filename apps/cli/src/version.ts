@@ -1,7 +1,7 @@
 // The CLI's version and how it was installed, which decides the exact upgrade command chopin tells people to run.
-import { posix, win32 } from "node:path";
 import cliPackage from "../package.json" with { type: "json" };
 import type { Platform } from "./paths";
+import { dirnamePath, joinPath, normalizePath } from "./plain-path";
 
 /** Bundled from apps/cli/package.json when the binary is built. */
 export const CLI_VERSION: string = cliPackage.version;
@@ -30,21 +30,37 @@ export function isCompiled(main: string): boolean {
 
 export function detectInstallMethod(facts: InstallFacts): InstallMethod {
 	if (!isCompiled(facts.main)) return "source";
-	const exec = facts.execPath.replaceAll("\\", "/");
-	if (/\/node_modules\/@chopin\/cli-[a-z0-9-]+\//i.test(exec)) return "npm";
-	const path = facts.platform === "win32" ? win32 : posix;
+	if (isNpmPlatformBinary(facts.execPath)) return "npm";
+	const { platform } = facts;
 	const sameDir = (a: string, b: string) =>
-		facts.platform === "win32"
-			? path.normalize(a).toLowerCase() === path.normalize(b).toLowerCase()
+		platform === "win32"
+			? normalizePath(platform, a).toLowerCase() === normalizePath(platform, b).toLowerCase()
 			: a === b;
-	if (sameDir(path.dirname(facts.execPath), scriptInstallDir(facts))) return "script";
+	if (sameDir(dirnamePath(platform, facts.execPath), scriptInstallDir(facts))) return "script";
 	return "binary";
+}
+
+const NPM_PACKAGE_DIR = "/node_modules/@chopin/cli-";
+
+/**
+ * Whether the binary is inside an `@chopin/cli-<os>-<arch>` package (any case, either slash): string tests, not a
+ * regular expression, since the first one a process compiles costs a plain `chopin status` ~0.2 ms.
+ */
+function isNpmPlatformBinary(execPath: string): boolean {
+	const path = execPath.replaceAll("\\", "/").toLowerCase();
+	for (let at = path.indexOf(NPM_PACKAGE_DIR); at >= 0; at = path.indexOf(NPM_PACKAGE_DIR, at + 1)) {
+		const start = at + NPM_PACKAGE_DIR.length;
+		const end = path.indexOf("/", start);
+		const name = path.slice(start, end);
+		if (end > start && [...name].every((c) => (c >= "a" && c <= "z") || (c >= "0" && c <= "9") || c === "-"))
+			return true;
+	}
+	return false;
 }
 
 /** Where install.sh and install.ps1 put the binary (their CHOPIN_INSTALL_DIR default). */
 export function scriptInstallDir(facts: Pick<InstallFacts, "platform" | "home">): string {
-	const path = facts.platform === "win32" ? win32 : posix;
-	return path.join(facts.home, ".chopin", "bin");
+	return joinPath(facts.platform, facts.home, ".chopin", "bin");
 }
 
 /** The argv that starts this same CLI again (for a service unit, or a child of itself). */
@@ -68,8 +84,7 @@ export function upgradeCommand(
 			return installerCommand(platform, server, version, undefined);
 		case "binary": {
 			// Reinstall in place, where this binary is, rather than beside it.
-			const path = platform === "win32" ? win32 : posix;
-			return installerCommand(platform, server, version, path.dirname(options.execPath));
+			return installerCommand(platform, server, version, dirnamePath(platform, options.execPath));
 		}
 		case "source": {
 			const root = sourceRoot(options.main);
@@ -101,6 +116,7 @@ function installerCommand(
 
 /** The repository root for a source run: main is <root>/apps/cli/src/main.ts. */
 function sourceRoot(main: string): string {
+	const { posix, win32 } = require("node:path") as typeof import("node:path");
 	const path = main.includes("\\") ? win32 : posix;
 	return path.resolve(path.dirname(main), "..", "..", "..");
 }

@@ -17,7 +17,8 @@ export const TOKEN_PATTERNS: readonly RegExp[] = [
 /** Masks token shapes in text. */
 export function redactTokens(text: string): string {
 	// Every shape but a Bearer header has an underscore: most lines have neither, and skip the patterns.
-	if (!text.includes("_") && !/bearer/i.test(text)) return text;
+	// A string test, not /bearer/i: the first regular expression a process runs costs it ~0.2 ms.
+	if (!text.includes("_") && !text.toLowerCase().includes("bearer")) return text;
 	let out = text;
 	for (const pattern of TOKEN_PATTERNS) {
 		out = out.replace(pattern, (match) => (/^bearer/i.test(match) ? `Bearer ${REDACTED}` : REDACTED));

@@ -1,16 +1,15 @@
 // What `chopin status` does once its options are parsed: gather the report, print it (text or --json), and end with
-// the error that says what is wrong. Apart from the commander definition (status.ts), so that process-main.ts can run
+// the error that says what is wrong. Apart from the commander definition (status.ts), so that status-main.ts can run
 // the plain `chopin status [--json]` without loading commander or zod (docs/install.md § Start-up time).
-import type { CliContext } from "../context";
 import { CliError } from "../errors";
-import { gatherStatus, type StatusReport } from "../status-report";
+import { gatherStatus, type StatusContext, type StatusReport } from "../status-report";
 import { formatStatus } from "../status-text";
 
 export interface StatusOptions {
 	json: boolean;
 }
 
-export async function runStatus(options: StatusOptions, ctx: CliContext): Promise<void> {
+export async function runStatus(options: StatusOptions, ctx: StatusContext): Promise<void> {
 	const report = await gatherStatus(ctx);
 	// Not parsed again on the way out (that would load zod): the tests check every report against statusReportSchema.
 	if (options.json) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
