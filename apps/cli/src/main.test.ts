@@ -5,6 +5,7 @@ import cliPackage from "../package.json" with { type: "json" };
 import { saveCredential } from "./credential";
 import { Secrets } from "./log";
 import { resolvePaths } from "./paths";
+import { runCliProcess } from "./testing/cli-process";
 import { closedOrigin } from "./testing/closed-port";
 import { makeTempDir } from "./testing/context";
 import { sampleCredential, TOKEN } from "./testing/credential";
@@ -30,20 +31,7 @@ function home(): { root: string; env: Record<string, string> } {
 	};
 }
 
-async function chopin(args: string[], env: Record<string, string>) {
-	const child = Bun.spawn([process.execPath, MAIN, ...args], {
-		env,
-		stdout: "pipe",
-		stderr: "pipe",
-		stdin: "ignore",
-	});
-	const [stdout, stderr, code] = await Promise.all([
-		new Response(child.stdout).text(),
-		new Response(child.stderr).text(),
-		child.exited,
-	]);
-	return { stdout, stderr, code };
-}
+const chopin = runCliProcess;
 
 describe("bun apps/cli/src/main.ts as a real process", () => {
 	test("--version prints the package version and exits 0", async () => {

@@ -5,12 +5,11 @@ import { machineConfigSchema, saveMachineConfig } from "./machine-config";
 import { runCli } from "./program";
 import { findShortcut, SHORTCUTS } from "./shortcuts";
 import { statusReportSchema } from "./status-report-schema";
+import { runCliProcess } from "./testing/cli-process";
 import { closedOrigin } from "./testing/closed-port";
 import { createTestContext, type TestContext } from "./testing/context";
 import { sampleCredential } from "./testing/credential";
 import { parse } from "./testing/program";
-
-const MAIN = join(import.meta.dir, "main.ts");
 
 let ctx: TestContext;
 afterEach(() => ctx?.cleanup());
@@ -59,12 +58,7 @@ describe("shortcuts", () => {
 		};
 		for (const argv of [["status"], ["status", "--json"]]) {
 			// First the shortcut, in a real process: it checks the files in full and records them.
-			const child = Bun.spawn([process.execPath, MAIN, ...argv], { env, stdout: "pipe", stderr: "pipe" });
-			const [stdout, stderr, code] = await Promise.all([
-				new Response(child.stdout).text(),
-				new Response(child.stderr).text(),
-				child.exited,
-			]);
+			const { stdout, stderr, code } = await runCliProcess(argv, env);
 			// Then the command tree, in this process, reading the recorded files.
 			const tree = createTestContext({ env });
 			try {
@@ -86,16 +80,10 @@ describe("shortcuts", () => {
 		const state = join(home, ".local", "share", "chopin");
 		const config = join(home, ".config", "chopin");
 		// No CHOPIN_* or XDG_* variable: the directories are chopin's defaults under HOME, as a user's are.
-		const child = Bun.spawn([process.execPath, MAIN, "status", "--json"], {
-			env: { PATH: process.env.PATH ?? "", HOME: home },
-			stdout: "pipe",
-			stderr: "pipe",
+		const { stdout, stderr, code } = await runCliProcess(["status", "--json"], {
+			PATH: process.env.PATH ?? "",
+			HOME: home,
 		});
-		const [stdout, stderr, code] = await Promise.all([
-			new Response(child.stdout).text(),
-			new Response(child.stderr).text(),
-			child.exited,
-		]);
 		const report = statusReportSchema.parse(JSON.parse(stdout));
 		expect(report.logFile).toBe(join(state, "logs", "chopin.log"));
 		expect(report.config).toEqual({ configured: false, file: join(config, "machine.json") });
