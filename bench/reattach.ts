@@ -15,8 +15,8 @@
 import { rmSync } from "node:fs";
 import { saveCredential } from "../apps/cli/src/credential";
 import { ipcRequest } from "../apps/cli/src/ipc";
-import { Secrets } from "../apps/cli/src/log";
 import { saveMachineConfig } from "../apps/cli/src/machine-config";
+import { Secrets } from "../apps/cli/src/secrets";
 import { spawnCli } from "../apps/cli/src/testing/cli-process";
 import { type CliHome, makeCliHome } from "../apps/cli/src/testing/machine-server";
 import { TcpProxy } from "../apps/cli/src/testing/tcp-proxy";

@@ -3,8 +3,9 @@ import type { NetworkInterfaceInfo } from "node:os";
 import type { Clock } from "@chopin/agent-link/clock";
 import type { execa } from "execa";
 import type { ClientOptions, WebSocket } from "ws";
-import type { Logger, Secrets } from "./log";
+import type { Logger } from "./log";
 import type { CliPaths, Platform } from "./paths";
+import type { Secrets } from "./secrets";
 import type { InstallMethod } from "./version";
 
 /** Opens a WebSocket with the `ws` package (whose unexpected-response event exposes a refused upgrade's body). */

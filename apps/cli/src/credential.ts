@@ -4,8 +4,9 @@ import { z } from "zod";
 import { recordChecked } from "./checked-files";
 import { CliError } from "./errors";
 import { readJsonFile, removeFile, writeJsonAtomic } from "./files";
-import type { Logger, Secrets } from "./log";
+import type { Logger } from "./log";
 import { type CliPaths, ensurePrivateDir, type Platform } from "./paths";
+import type { Secrets } from "./secrets";
 import { storedOriginSchema } from "./server-origin";
 
 /**

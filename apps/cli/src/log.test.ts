@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "@chopin/agent-link/clock";
-import { type CliLog, createLog, formatLine, logLevelFromEnv, Secrets } from "./log";
+import { type CliLog, createLog, formatLine, logLevelFromEnv } from "./log";
+import { Secrets } from "./secrets";
 import { capture, makeTempDir } from "./testing/context";
 
 const MACHINE = "chopin_m_AAAAbbbbCCCCddddEEEEffffGGGGhhhhIIIIjjjjKKK";

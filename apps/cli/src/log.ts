@@ -6,8 +6,6 @@ import { ensurePrivateDir } from "./paths";
 import type { RotatingFile } from "./rotating-file";
 import type { Secrets } from "./secrets";
 
-export { Secrets } from "./secrets";
-
 /** The part of pino's logger the CLI uses. */
 export type Logger = Pick<PinoLogger, "debug" | "info" | "warn" | "error">;
 

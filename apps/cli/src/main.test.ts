@@ -3,8 +3,8 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 import cliPackage from "../package.json" with { type: "json" };
 import { saveCredential } from "./credential";
-import { Secrets } from "./log";
 import { resolvePaths } from "./paths";
+import { Secrets } from "./secrets";
 import { runCliProcess } from "./testing/cli-process";
 import { closedOrigin } from "./testing/closed-port";
 import { makeTempDir } from "./testing/context";

@@ -2,11 +2,10 @@
 // exit code, and the log is closed at the end. Shared by process-main.ts (every command) and status-main.ts (the plain
 // `chopin status`).
 import { CliError, EXIT, toCliError } from "./errors";
+import type { ProcessStatusContext } from "./process-context";
 import type { StatusContext } from "./status-report";
 
-type ProcessContext = StatusContext & { closeLog(): void };
-
-export async function runAsProcess<C extends ProcessContext>(
+export async function runAsProcess<C extends ProcessStatusContext>(
 	build: (signal: AbortSignal) => C,
 	command: (ctx: C) => Promise<void>,
 ): Promise<number> {

@@ -1,15 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
-import { saveCredential } from "./credential";
-import { machineConfigSchema, saveMachineConfig } from "./machine-config";
 import { runCli } from "./program";
 import { findShortcut, SHORTCUTS } from "./shortcuts";
 import { statusReportSchema } from "./status-report-schema";
 import { runCliProcess } from "./testing/cli-process";
-import { closedOrigin } from "./testing/closed-port";
 import { createTestContext, type TestContext } from "./testing/context";
-import { sampleCredential } from "./testing/credential";
 import { parse } from "./testing/program";
+import { pairForStatus } from "./testing/status";
 
 let ctx: TestContext;
 afterEach(() => ctx?.cleanup());
@@ -44,12 +41,7 @@ describe("shortcuts", () => {
 
 	test("the real process prints through the shortcut what the command tree prints", async () => {
 		ctx = createTestContext();
-		const server = closedOrigin();
-		saveCredential(ctx, sampleCredential({ server }));
-		saveMachineConfig(
-			ctx.paths,
-			machineConfigSchema.parse({ version: 1, server, label: "laptop", acpCommand: ["gemini", "--acp"] }),
-		);
+		pairForStatus(ctx);
 		const env = {
 			PATH: process.env.PATH ?? "",
 			HOME: join(ctx.root, "home"),

@@ -296,7 +296,6 @@ export async function runConnect(options: ConnectOptions, ctx: CliContext): Prom
 	await runDaemon(ctx);
 }
 
-/** A stored credential the server says is revoked (or must be paired again) is replaced by a new pairing. */
 /**
  * The modules only the run half needs (the daemon, pairing, git, the server API), loaded when it
  * runs: every other command, and `--help`, starts without them (docs/install.md § Start-up time).
@@ -313,6 +312,7 @@ function loadRunHalf() {
 	]);
 }
 
+/** A stored credential the server says is revoked (or must be paired again) is replaced by a new pairing. */
 async function stillPaired(ctx: CliContext, api: ServerApi, token: string): Promise<boolean> {
 	try {
 		await api.machine(token, PAIRING_CHECK_TIMEOUT_MS);

@@ -1,5 +1,5 @@
 // The process groups of the backends running now, so a daemon that must exit at once (a second Ctrl-C, a crash)
-// still takes them along with SIGKILL instead of leaving them orphaned. Tiny on purpose: main.ts loads it early.
+// still takes them along with SIGKILL instead of leaving them orphaned. Tiny on purpose: process-main.ts loads it for every command.
 
 const live = new Set<number>();
 

@@ -6,8 +6,9 @@ import { ManualClock } from "@chopin/agent-link/clock";
 import { execa } from "execa";
 import { WebSocket } from "ws";
 import type { CliContext, Writer } from "../context";
-import { type CliLog, createLog, type LogOptions, Secrets } from "../log";
+import { type CliLog, createLog, type LogOptions } from "../log";
 import { type Platform, resolvePaths } from "../paths";
+import { Secrets } from "../secrets";
 
 export interface CapturedWriter extends Writer {
 	text(): string;

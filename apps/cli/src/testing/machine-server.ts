@@ -7,9 +7,9 @@ import { LOCAL_ENV, pageRequest, pairLocally, type Target } from "../../../serve
 import { startTestServer, type TestServer } from "../../../server/src/testing/server";
 import { type CookieJar, signInLocally } from "../../../server/src/testing/sign-in";
 import { saveCredential } from "../credential";
-import { Secrets } from "../log";
 import { saveMachineConfig } from "../machine-config";
 import { type CliPaths, resolvePaths } from "../paths";
+import { Secrets } from "../secrets";
 import { makeTempDir } from "./context";
 import { makeRepo } from "./git";
 
