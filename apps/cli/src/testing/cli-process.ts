@@ -22,6 +22,9 @@ export interface CliProcess {
 
 const running = new Set<CliProcess>();
 
+/** How long a CLI told to stop at once gets before cleanup SIGKILLs it. */
+const STOP_AT_ONCE_MS = 5_000;
+
 export function spawnCli(args: string[], env: Record<string, string>, cwd?: string): CliProcess {
 	const child = Bun.spawn([process.execPath, MAIN, ...args], {
 		env,
@@ -100,14 +103,23 @@ export async function runCliProcess(
 	return { code, stdout: cli.stdout(), stderr: cli.stderr() };
 }
 
-/** SIGKILLs every CLI process a test left running and waits for each (for afterEach). */
+/** Ends every CLI process a test left running, its Planner backends too, and waits for each (for afterEach). */
 export async function killCliProcesses(): Promise<void> {
 	const all = [...running];
 	for (const cli of all) {
 		cli.abandon();
-		cli.kill("SIGKILL");
+		// As a second Ctrl-C: the CLI exits at once and SIGKILLs its Planner backends' groups on the way out.
+		// A bare SIGKILL would leave those backends running, orphaned, after the test.
+		cli.kill("SIGTERM");
+		cli.kill("SIGINT");
 	}
-	await Promise.all(all.map((cli) => cli.exited));
+	await Promise.all(
+		all.map(async (cli) => {
+			const timer = setTimeout(() => cli.kill("SIGKILL"), STOP_AT_ONCE_MS);
+			await cli.exited;
+			clearTimeout(timer);
+		}),
+	);
 }
 
 /** The JSON lines of a CLI log file (none when there is no file yet). */
