@@ -13,10 +13,10 @@
  *   bun bench/reattach.ts [rounds, default 7] [stall seconds, comma-separated, default 4,5,6,8,10,12,15,20,25]
  */
 import { rmSync } from "node:fs";
-import { saveCredential } from "../apps/cli/src/credential";
-import { ipcRequest } from "../apps/cli/src/ipc";
-import { saveMachineConfig } from "../apps/cli/src/machine-config";
-import { Secrets } from "../apps/cli/src/secrets";
+import { ipcRequest } from "../apps/cli/src/local/ipc";
+import { Secrets } from "../apps/cli/src/local/secrets";
+import { saveCredential } from "../apps/cli/src/machine/credential";
+import { saveMachineConfig } from "../apps/cli/src/machine/machine-config";
 import { spawnCli } from "../apps/cli/src/testing/cli-process";
 import { type CliHome, makeCliHome } from "../apps/cli/src/testing/machine-server";
 import { TcpProxy } from "../apps/cli/src/testing/tcp-proxy";

@@ -3,9 +3,9 @@ import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import cliPackage from "../apps/cli/package.json" with { type: "json" };
-import { saveCredential } from "../apps/cli/src/credential";
-import { resolvePaths } from "../apps/cli/src/paths";
-import { Secrets } from "../apps/cli/src/secrets";
+import { resolvePaths } from "../apps/cli/src/local/paths";
+import { Secrets } from "../apps/cli/src/local/secrets";
+import { saveCredential } from "../apps/cli/src/machine/credential";
 import { closedOrigin } from "../apps/cli/src/testing/closed-port";
 import { sampleCredential } from "../apps/cli/src/testing/credential";
 import { sampleDaemonStatus } from "../apps/cli/src/testing/daemon-status";

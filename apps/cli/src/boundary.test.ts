@@ -97,8 +97,8 @@ describe("module boundaries", () => {
 				} else packages.add(specifier.replace(/^node:/, ""));
 			}
 		}
-		expect(seen.has(resolve(import.meta.dir, "status-report.ts"))).toBe(true);
-		expect(seen.has(resolve(import.meta.dir, "process-context.ts"))).toBe(true);
+		expect(seen.has(resolve(import.meta.dir, "status", "status-report.ts"))).toBe(true);
+		expect(seen.has(resolve(import.meta.dir, "program", "process-context.ts"))).toBe(true);
 		expect(seen.has(resolve(import.meta.dir, "process-main.ts"))).toBe(false);
 		expect([...packages].sort()).toEqual([]);
 	});

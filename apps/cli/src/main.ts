@@ -6,7 +6,7 @@
 // else is imported before the answer. In a compiled binary (split ESM bytecode) what sits behind
 // import() is another chunk, parsed and evaluated only when imported (docs/install.md § Start-up time).
 import cliPackage from "../package.json" with { type: "json" };
-import { findShortcut } from "./shortcuts";
+import { findShortcut } from "./program/shortcuts";
 
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {

@@ -6,9 +6,9 @@
 // status itself (docs/install.md § Start-up time). The run is the command tree's own (status-run.ts), with the same
 // Ctrl-C handling, errors and exit codes; shortcuts.test.ts checks both print the same.
 import { runStatus } from "./commands/status-run";
-import { statusProcessContext } from "./process-context";
-import { runAsProcess } from "./process-run";
-import type { Shortcut } from "./shortcuts";
+import { statusProcessContext } from "./program/process-context";
+import { runAsProcess } from "./program/process-run";
+import type { Shortcut } from "./program/shortcuts";
 
 export function runStatusProcess(shortcut: Shortcut): Promise<number> {
 	return runAsProcess(statusProcessContext, (ctx) => runStatus({ ...shortcut.options }, ctx));

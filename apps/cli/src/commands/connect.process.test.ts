@@ -7,8 +7,9 @@ import { testFixture } from "../../../server/src/testing/github-emulator-test-ki
 import { pageRequest } from "../../../server/src/testing/machines";
 import { startTestServer, type TestServer } from "../../../server/src/testing/server";
 import { signInWithGitHub } from "../../../server/src/testing/sign-in";
-import { credentialSchema } from "../credential";
-import { machineConfigSchema } from "../machine-config";
+import { credentialSchema } from "../machine/credential";
+import { machineConfigSchema } from "../machine/machine-config";
+import { upgradeCommand } from "../program/version";
 import { eventually, killCliProcesses, readLog, runCliProcess, spawnCli } from "../testing/cli-process";
 import {
 	type CliHome,
@@ -17,7 +18,6 @@ import {
 	pairHome,
 	startMachineServer,
 } from "../testing/machine-server";
-import { upgradeCommand } from "../version";
 
 const servers: MachineServer[] = [];
 const homes: CliHome[] = [];

@@ -2,21 +2,21 @@
 // checkout to the running daemon or become the daemon. Planner options are stored for the next task to act on.
 import { posix, win32 } from "node:path";
 import { z } from "zod";
-import { plannerCommandFromEnv, splitCommandLine } from "../command-line";
-import { CommandWithTail } from "../command-tail";
-import { nextMachineConfig } from "../connect-config";
-import type { CliContext } from "../context";
-import { CliError } from "../errors";
+import { nextMachineConfig } from "../machine/connect-config";
 import {
 	type Checkout,
 	documentRefSchema,
 	envKeySchema,
 	loadMachineConfig,
 	saveMachineConfig,
-} from "../machine-config";
-import { codedIssue, parseOptions, viaCliError } from "../options";
-import type { ServerApi } from "../server-api";
-import { serverOriginSchema } from "../server-origin";
+} from "../machine/machine-config";
+import { plannerCommandFromEnv, splitCommandLine } from "../program/command-line";
+import { CommandWithTail } from "../program/command-tail";
+import type { CliContext } from "../program/context";
+import { CliError } from "../program/errors";
+import { codedIssue, parseOptions, viaCliError } from "../program/options";
+import type { ServerApi } from "../server-link/server-api";
+import { serverOriginSchema } from "../server-link/server-origin";
 import { examples, type Run } from "./help";
 
 /** How long connect waits to learn whether a stored pairing still works before carrying on. */
@@ -302,13 +302,13 @@ export async function runConnect(options: ConnectOptions, ctx: CliContext): Prom
  */
 function loadRunHalf() {
 	return Promise.all([
-		import("../credential"),
+		import("../machine/credential"),
 		import("../daemon/daemon"),
-		import("../git"),
-		import("../ipc"),
-		import("../pairing"),
-		import("../pairing-ui"),
-		import("../server-api"),
+		import("../machine/git"),
+		import("../local/ipc"),
+		import("../server-link/pairing"),
+		import("../server-link/pairing-ui"),
+		import("../server-link/server-api"),
 	]);
 }
 
@@ -334,7 +334,7 @@ async function stillPaired(ctx: CliContext, api: ServerApi, token: string): Prom
 }
 
 async function runningDaemonPid(ctx: CliContext): Promise<number | undefined> {
-	const { ipcRequest } = await import("../ipc");
+	const { ipcRequest } = await import("../local/ipc");
 	try {
 		const answer = await ipcRequest(
 			{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, writeFileSync } from "node:fs";
-import { saveCredential } from "../credential";
-import { runCli } from "../program";
+import { saveCredential } from "../machine/credential";
+import { runCli } from "../program/program";
 import { closedOrigin } from "../testing/closed-port";
 import { createTestContext, type TestContext } from "../testing/context";
 import { sampleCredential, TOKEN } from "../testing/credential";

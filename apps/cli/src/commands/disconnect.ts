@@ -1,12 +1,12 @@
 // `chopin disconnect`: stop the daemon, revoke this machine on the server, forget the credential; idempotent, and offline too.
 import { Command } from "commander";
 import { z } from "zod";
-import type { CliContext } from "../context";
-import { type Credential, deleteCredential, loadCredential } from "../credential";
-import { CliError } from "../errors";
-import { ipcRequest } from "../ipc";
-import { parseOptions } from "../options";
-import { isAlive } from "../process-liveness";
+import { ipcRequest } from "../local/ipc";
+import { isAlive } from "../local/process-liveness";
+import { type Credential, deleteCredential, loadCredential } from "../machine/credential";
+import type { CliContext } from "../program/context";
+import { CliError } from "../program/errors";
+import { parseOptions } from "../program/options";
 import { examples, type Run } from "./help";
 
 export const disconnectOptionsSchema = z.strictObject({});
@@ -55,7 +55,7 @@ export async function runDisconnect(_options: DisconnectOptions, ctx: CliContext
 		return;
 	}
 	// Loaded only here: the other commands start without the server API (docs/install.md § Start-up time).
-	const { ServerApi } = await import("../server-api");
+	const { ServerApi } = await import("../server-link/server-api");
 	const api = new ServerApi(ctx, credential.server);
 	try {
 		await api.revoke(credential.token);

@@ -1,5 +1,5 @@
 // What every command file shares: the run-half signature and the Examples block of --help.
-import type { CliContext } from "../context";
+import type { CliContext } from "../program/context";
 
 /** A command's run half: typed options in, effects through the context. */
 export type Run<Options> = (options: Options, ctx: CliContext) => Promise<void>;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { appendFileSync, mkdirSync, renameSync, writeFileSync } from "node:fs";
-import { runCli } from "../program";
+import { runCli } from "../program/program";
 import { createTestContext, type TestContext } from "../testing/context";
 import { parse, parseError } from "../testing/program";
 import { FOLLOW_POLL_MS, runLogs } from "./logs";

@@ -2,10 +2,10 @@
 import { closeSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { Command } from "commander";
 import { z } from "zod";
-import type { CliContext } from "../context";
-import { CliError } from "../errors";
-import { formatLine } from "../log";
-import { parseOptions } from "../options";
+import { formatLine } from "../local/log";
+import type { CliContext } from "../program/context";
+import { CliError } from "../program/errors";
+import { parseOptions } from "../program/options";
 import { examples, type Run } from "./help";
 
 /** How often -f looks for new lines. */

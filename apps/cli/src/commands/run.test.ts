@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { runCli } from "../program";
+import { runCli } from "../program/program";
 import { createTestContext, type TestContext } from "../testing/context";
 import { parse, parseError } from "../testing/program";
 

@@ -1,8 +1,8 @@
 // `chopin run`: the machine daemon in the foreground (what a service starts); the daemon itself is daemon/daemon.ts.
 import { Command } from "commander";
 import { z } from "zod";
-import type { CliContext } from "../context";
-import { parseOptions } from "../options";
+import type { CliContext } from "../program/context";
+import { parseOptions } from "../program/options";
 import { examples, type Run } from "./help";
 
 export const runOptionsSchema = z.strictObject({});

@@ -1,6 +1,6 @@
 // `chopin service`: only wires its subcommands (install, status, uninstall).
 import { Command } from "commander";
-import type { CliContext } from "../context";
+import type { CliContext } from "../program/context";
 import type { Run } from "./help";
 import { type ServiceInstallOptions, serviceInstallCommand } from "./service/install";
 import { type ServiceStatusOptions, serviceStatusCommand } from "./service/status";

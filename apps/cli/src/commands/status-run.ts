@@ -1,9 +1,9 @@
 // What `chopin status` does once its options are parsed: gather the report, print it (text or --json), and end with
 // the error that says what is wrong. Apart from the commander definition (status.ts), so that status-main.ts can run
 // the plain `chopin status [--json]` without loading commander or zod (docs/install.md § Start-up time).
-import { CliError } from "../errors";
-import { gatherStatus, type StatusContext, type StatusReport } from "../status-report";
-import { formatStatus } from "../status-text";
+import { CliError } from "../program/errors";
+import { gatherStatus, type StatusContext, type StatusReport } from "../status/status-report";
+import { formatStatus } from "../status/status-text";
 
 export interface StatusOptions {
 	json: boolean;

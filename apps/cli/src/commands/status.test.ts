@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { writeFileSync } from "node:fs";
-import type { CliError } from "../errors";
-import type { IpcServer } from "../ipc";
-import { runCli } from "../program";
-import { statusReportSchema } from "../status-report-schema";
+import type { IpcServer } from "../local/ipc";
+import type { CliError } from "../program/errors";
+import { runCli } from "../program/program";
+import { statusReportSchema } from "../status/status-report-schema";
 import { createTestContext, type TestContext } from "../testing/context";
 import { TOKEN } from "../testing/credential";
 import { parse } from "../testing/program";

@@ -3,8 +3,8 @@
 // The run half is status-run.ts.
 import { Command } from "commander";
 import { z } from "zod";
-import type { CliContext } from "../context";
-import { parseOptions } from "../options";
+import type { CliContext } from "../program/context";
+import { parseOptions } from "../program/options";
 import { examples, type Run } from "./help";
 import { runStatus, type StatusOptions } from "./status-run";
 

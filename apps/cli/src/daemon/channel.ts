@@ -11,9 +11,9 @@ import {
 	parseMachineServerFrame,
 } from "@chopin/agent-link/machine";
 import type { WebSocket } from "ws";
-import type { OpenWebSocket } from "../context";
-import type { Logger } from "../log";
-import { readErrorBody } from "../server-errors";
+import type { Logger } from "../local/log";
+import type { OpenWebSocket } from "../program/context";
+import { readErrorBody } from "../server-link/server-errors";
 
 type Welcome = Extract<MachineServerMessage, { type: "welcome" }>;
 type Revoked = Extract<MachineServerMessage, { type: "revoked" }>;

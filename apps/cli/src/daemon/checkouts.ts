@@ -1,7 +1,7 @@
 // The checkouts the daemon serves, each held by its lock for as long as it is served (one daemon per checkout).
-import { type HeldLock, lockCheckout } from "../lock";
-import type { Logger } from "../log";
-import type { Checkout } from "../machine-config";
+import { type HeldLock, lockCheckout } from "../local/lock";
+import type { Logger } from "../local/log";
+import type { Checkout } from "../machine/machine-config";
 
 export class ServedCheckouts {
 	readonly #held = new Map<string, { checkout: Checkout; lock: HeldLock }>();

@@ -9,10 +9,10 @@ import {
 	type MachineClientMessage,
 	type MachineServerMessage,
 } from "@chopin/agent-link/machine";
-import type { OpenWebSocket } from "../context";
-import { CliError } from "../errors";
-import type { Logger } from "../log";
-import { isFinalRefusal } from "../server-errors";
+import type { Logger } from "../local/log";
+import type { OpenWebSocket } from "../program/context";
+import { CliError } from "../program/errors";
+import { isFinalRefusal } from "../server-link/server-errors";
 import { Channel, type ChannelOutcome } from "./channel";
 import type { Trigger } from "./triggers";
 

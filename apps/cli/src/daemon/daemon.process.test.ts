@@ -3,10 +3,11 @@ import { existsSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { systemClock } from "@chopin/agent-link/clock";
 import { runnableKinds } from "../../../server/src/store/testing";
-import { ipcRequest } from "../ipc";
-import { lockCheckout } from "../lock";
-import { loadMachineConfig, saveMachineConfig } from "../machine-config";
-import { statusReportSchema } from "../status-report-schema";
+import { ipcRequest } from "../local/ipc";
+import { lockCheckout } from "../local/lock";
+import { loadMachineConfig, saveMachineConfig } from "../machine/machine-config";
+import { upgradeCommand } from "../program/version";
+import { statusReportSchema } from "../status/status-report-schema";
 import { eventually, killCliProcesses, readLog, runCliProcess, spawnCli } from "../testing/cli-process";
 import {
 	type CliHome,
@@ -15,7 +16,6 @@ import {
 	pairHome,
 	startMachineServer,
 } from "../testing/machine-server";
-import { upgradeCommand } from "../version";
 
 const servers: MachineServer[] = [];
 const homes: CliHome[] = [];

@@ -2,15 +2,15 @@
 // channel kept up until it is stopped (exit 0) or the server refuses the machine for good (its exit code).
 import { reconnectBackoff } from "@chopin/agent-link/backoff";
 import type { Assignment, MachineServerMessage, PlannerState, RunState } from "@chopin/agent-link/machine";
-import { clientHeader } from "../client-info";
-import type { CliContext } from "../context";
-import { requireCredential } from "../credential";
-import { type IpcServer, listenIpc } from "../ipc";
-import { lockDaemon } from "../lock";
-import { loadMachineConfig, type MachineConfig } from "../machine-config";
+import { type IpcServer, listenIpc } from "../local/ipc";
+import { lockDaemon } from "../local/lock";
+import { requireCredential } from "../machine/credential";
+import { loadMachineConfig, type MachineConfig } from "../machine/machine-config";
 import { daemonPlanners } from "../planners/daemon-planners";
 import type { PlannerManager } from "../planners/manager";
-import { finalRefusalError } from "../server-errors";
+import type { CliContext } from "../program/context";
+import { clientHeader } from "../server-link/client-info";
+import { finalRefusalError } from "../server-link/server-errors";
 import { ServedCheckouts } from "./checkouts";
 import { ControlLink, type LinkEvent, type MachineState } from "./control-link";
 import { controlRequests, daemonStatus } from "./requests";

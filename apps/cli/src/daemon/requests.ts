@@ -1,9 +1,9 @@
 // What the daemon answers on its control socket: status (its view of the connection and what it serves),
 // add-checkout (lock it, report), reload (the config's checkouts and Planner settings), stop (graceful).
 import type { PlannerState, RunState } from "@chopin/agent-link/machine";
-import type { CliContext } from "../context";
-import type { DaemonPlanner, DaemonStatus, IpcHandler } from "../ipc";
-import type { Checkout } from "../machine-config";
+import type { DaemonPlanner, DaemonStatus, IpcHandler } from "../local/ipc";
+import type { Checkout } from "../machine/machine-config";
+import type { CliContext } from "../program/context";
 import type { ServedCheckouts } from "./checkouts";
 import type { ControlLink } from "./control-link";
 import type { SandboxReport } from "./sandbox-kind";

@@ -1,5 +1,5 @@
 // Which sandbox Planner backends would run in on this machine, as the hello reports it (the next task runs them).
-import type { Platform } from "../paths";
+import type { Platform } from "../local/paths";
 
 export interface SandboxReport {
 	kind: "bwrap" | "sandbox-exec" | "none";

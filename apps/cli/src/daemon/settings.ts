@@ -1,6 +1,6 @@
 // The daemon's timing knobs from the environment: defaults for people, shorter values for tests and the bench.
 import { z } from "zod";
-import { CliError } from "../errors";
+import { CliError } from "../program/errors";
 import { HANDSHAKE_TIMEOUT_MS, PROBE_MS, SILENCE_MS } from "./control-link";
 
 export interface DaemonSettings {

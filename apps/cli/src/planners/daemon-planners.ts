@@ -1,10 +1,10 @@
 // Builds the daemon's PlannerManager from its context: the machine credential for the credential requests, the
 // configured command, --env values and sandbox, the state dir as base dir, and where planner-events go.
 import type { MachineClientMessage } from "@chopin/agent-link/machine";
-import type { CliContext } from "../context";
 import type { SandboxReport } from "../daemon/sandbox-kind";
-import type { MachineConfig } from "../machine-config";
-import { ServerApi } from "../server-api";
+import type { MachineConfig } from "../machine/machine-config";
+import type { CliContext } from "../program/context";
+import { ServerApi } from "../server-link/server-api";
 import { eventMessage, PlannerManager } from "./manager";
 import { PlannerSupervisor } from "./supervisor";
 

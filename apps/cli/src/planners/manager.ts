@@ -1,9 +1,9 @@
 // The daemon's Planner backends: one supervisor per document, from the config's --planner documents and the
 // server's assignments; a withdrawn assignment stops its backend, a machine refused for good stops them all.
 import type { Assignment, PlannerState } from "@chopin/agent-link/machine";
-import type { CliError } from "../errors";
-import type { Logger } from "../log";
-import type { Checkout, PlannerConfig } from "../machine-config";
+import type { Logger } from "../local/log";
+import type { Checkout, PlannerConfig } from "../machine/machine-config";
+import type { CliError } from "../program/errors";
 import type { PlannerDocument, PlannerEvent, PlannerSupervisor } from "./supervisor";
 
 export interface ManagerOptions {

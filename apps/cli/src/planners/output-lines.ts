@@ -1,6 +1,6 @@
 // A backend's stdout/stderr turned into whole log lines, each redacted; a line too long to mask safely is dropped with a note.
 import { createRedactor } from "@chopin/agent-link/redact";
-import type { Logger } from "../log";
+import type { Logger } from "../local/log";
 
 /** Longer lines are left out: a secret split across a chunk boundary of a huge line could escape masking. */
 export const MAX_LINE_BYTES = 64 * 1024;

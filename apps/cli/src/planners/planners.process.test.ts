@@ -5,8 +5,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { loadMachineConfig, saveMachineConfig } from "../machine-config";
-import { isAlive } from "../process-liveness";
+import { isAlive } from "../local/process-liveness";
+import { loadMachineConfig, saveMachineConfig } from "../machine/machine-config";
 import { eventually, killCliProcesses, readLog, runCliProcess, spawnCli } from "../testing/cli-process";
 import {
 	type CliHome,

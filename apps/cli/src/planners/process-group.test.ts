@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "@chopin/agent-link/clock";
-import { isAlive as isLive } from "../process-liveness";
+import { isAlive as isLive } from "../local/process-liveness";
 import { makeTempDir } from "../testing/context";
 import { type BackendGroup, groupAlive, spawnGroup, windowsKillArgv } from "./process-group";
 

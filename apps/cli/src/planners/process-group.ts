@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import type { Clock } from "@chopin/agent-link/clock";
-import type { Platform } from "../paths";
+import type { Platform } from "../local/paths";
 import { addLiveGroup, removeLiveGroup } from "./live-groups";
 
 /** How long a backend's group has between SIGTERM and SIGKILL (agent-connection.md: 5 seconds). */

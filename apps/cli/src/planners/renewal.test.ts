@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { reconnectBackoff } from "@chopin/agent-link/backoff";
 import { ManualClock } from "@chopin/agent-link/clock";
-import { CliError } from "../errors";
-import { finalRefusalError, refusalError, unreachable } from "../server-errors";
+import { CliError } from "../program/errors";
+import { finalRefusalError, refusalError, unreachable } from "../server-link/server-errors";
 import { createTestContext } from "../testing/context";
 import { Renewals, verdictOf } from "./renewal";
 

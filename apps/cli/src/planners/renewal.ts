@@ -2,9 +2,9 @@
 // the machine refused for good, the document refused, or Chopin unreachable for now (keep the file, try again).
 import { type Backoff, reconnectBackoff } from "@chopin/agent-link/backoff";
 import type { Clock, Timer } from "@chopin/agent-link/clock";
-import { CliError } from "../errors";
-import type { Logger } from "../log";
-import { isFinalRefusal } from "../server-errors";
+import type { Logger } from "../local/log";
+import { CliError } from "../program/errors";
+import { isFinalRefusal } from "../server-link/server-errors";
 
 /** The Planner credential is renewed this long before it expires. */
 export const PLANNER_RENEW_BEFORE_MS = 5 * 60_000;

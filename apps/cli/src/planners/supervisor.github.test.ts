@@ -11,7 +11,7 @@ import { ACCESS_TOKEN_TTL_S } from "../../../server/src/testing/github-tokens";
 import { pairWithGitHub, type Target } from "../../../server/src/testing/machines";
 import { startTestServer, type TestServer } from "../../../server/src/testing/server";
 import { signInWithGitHub } from "../../../server/src/testing/sign-in";
-import { ServerApi } from "../server-api";
+import { ServerApi } from "../server-link/server-api";
 import { readLog } from "../testing/cli-process";
 import { createTestContext, makeTempDir, type TestContext } from "../testing/context";
 import { makeRepo } from "../testing/git";

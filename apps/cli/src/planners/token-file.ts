@@ -1,7 +1,7 @@
 // A token file a backend reads (CHOPIN_PLANNER_TOKEN_FILE, CHOPIN_GITHUB_TOKEN_FILE): mode 0600, replaced atomically, removed when done.
 import { dirname } from "node:path";
-import { removeFile, writeFileAtomic } from "../files";
-import { ensurePrivateDir } from "../paths";
+import { removeFile, writeFileAtomic } from "../local/files";
+import { ensurePrivateDir } from "../local/paths";
 
 export class TokenFile {
 	constructor(readonly path: string) {}

@@ -3,8 +3,8 @@
 import { existsSync, mkdirSync, readdirSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import type { execa } from "execa";
-import { CliError } from "../errors";
-import { runGit } from "../git";
+import { runGit } from "../machine/git";
+import { CliError } from "../program/errors";
 
 export interface WorkspaceDeps {
 	spawn: typeof execa;

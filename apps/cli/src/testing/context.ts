@@ -5,10 +5,10 @@ import { join } from "node:path";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { execa } from "execa";
 import { WebSocket } from "ws";
-import type { CliContext, Writer } from "../context";
-import { type CliLog, createLog, type LogOptions } from "../log";
-import { type Platform, resolvePaths } from "../paths";
-import { Secrets } from "../secrets";
+import { type CliLog, createLog, type LogOptions } from "../local/log";
+import { type Platform, resolvePaths } from "../local/paths";
+import { Secrets } from "../local/secrets";
+import type { CliContext, Writer } from "../program/context";
 
 export interface CapturedWriter extends Writer {
 	text(): string;

@@ -1,5 +1,5 @@
 // A sample machine credential for tests, with a token to search every output for.
-import type { Credential } from "../credential";
+import type { Credential } from "../machine/credential";
 
 export const TOKEN = "chopin_m_Zk3p9QvX2rL8sT1uW5yA7bC0dE4fG6hJ8kM2nP4qR6s";
 

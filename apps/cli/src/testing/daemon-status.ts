@@ -1,5 +1,5 @@
 // A sample daemon status (what the control socket answers to `status`) for tests that serve the socket themselves.
-import type { DaemonStatus } from "../ipc";
+import type { DaemonStatus } from "../local/ipc";
 
 export function sampleDaemonStatus(overrides: Partial<DaemonStatus> = {}): DaemonStatus {
 	return {

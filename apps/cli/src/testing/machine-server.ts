@@ -6,10 +6,10 @@ import type { Clock } from "@chopin/agent-link/clock";
 import { LOCAL_ENV, pageRequest, pairLocally, type Target } from "../../../server/src/testing/machines";
 import { startTestServer, type TestServer } from "../../../server/src/testing/server";
 import { type CookieJar, signInLocally } from "../../../server/src/testing/sign-in";
-import { saveCredential } from "../credential";
-import { saveMachineConfig } from "../machine-config";
-import { type CliPaths, resolvePaths } from "../paths";
-import { Secrets } from "../secrets";
+import { type CliPaths, resolvePaths } from "../local/paths";
+import { Secrets } from "../local/secrets";
+import { saveCredential } from "../machine/credential";
+import { saveMachineConfig } from "../machine/machine-config";
 import { makeTempDir } from "./context";
 import { makeRepo } from "./git";
 

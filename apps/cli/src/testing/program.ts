@@ -1,8 +1,8 @@
 // Runs argv through the real program with every run half replaced by a recorder: tests of the parse halves.
 
-import type { CliContext } from "../context";
-import { CliError } from "../errors";
-import { runCli } from "../program";
+import type { CliContext } from "../program/context";
+import { CliError } from "../program/errors";
+import { runCli } from "../program/program";
 
 export interface Parsed {
 	command: string;

@@ -1,9 +1,10 @@
 // A paired test home for status (a credential and a machine.json on a server nobody listens on) and a daemon's control
 // socket that answers status as a daemon of a given version would: for tests of what status gathers and prints.
-import { saveCredential } from "../credential";
-import { type IpcServer, listenIpc } from "../ipc";
-import { machineConfigSchema, saveMachineConfig } from "../machine-config";
-import { ensurePrivateDir } from "../paths";
+
+import { type IpcServer, listenIpc } from "../local/ipc";
+import { ensurePrivateDir } from "../local/paths";
+import { saveCredential } from "../machine/credential";
+import { machineConfigSchema, saveMachineConfig } from "../machine/machine-config";
 import { closedOrigin } from "./closed-port";
 import type { TestContext } from "./context";
 import { sampleCredential } from "./credential";

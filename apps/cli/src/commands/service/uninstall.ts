@@ -1,9 +1,9 @@
 // `chopin service uninstall`. Parse half only: the service units are a later task.
 import { Command } from "commander";
 import { z } from "zod";
-import type { CliContext } from "../../context";
-import { CliError } from "../../errors";
-import { parseOptions } from "../../options";
+import type { CliContext } from "../../program/context";
+import { CliError } from "../../program/errors";
+import { parseOptions } from "../../program/options";
 import { examples, type Run } from "../help";
 
 export const serviceUninstallOptionsSchema = z.strictObject({});

@@ -1,0 +1,282 @@
+// The daemon's local control socket (a 0600 Unix socket, or a named pipe on Windows): newline-delimited JSON, zod-checked
+// both ways. The client's transport is ipc-transport.ts.
+import { chmodSync, lstatSync, unlinkSync } from "node:fs";
+import type { Socket } from "node:net";
+import { plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine/report";
+import { z } from "zod";
+import { repositorySchema } from "../machine/machine-config";
+import { CliError, isCliErrorCode } from "../program/errors";
+import {
+	IPC_MAX_LINE_BYTES,
+	type IpcClientOptions,
+	ipcNet,
+	protocolError,
+	sendIpcLine,
+} from "./ipc-transport";
+import type { Logger } from "./log";
+import type { Platform } from "./paths";
+
+export const ipcRequestSchema = z.discriminatedUnion("type", [
+	z.strictObject({ type: z.literal("status") }),
+	z.strictObject({
+		type: z.literal("add-checkout"),
+		path: z.string().min(1),
+		repository: repositorySchema,
+		origin: z.string().min(1),
+	}),
+	z.strictObject({ type: z.literal("stop") }),
+	z.strictObject({ type: z.literal("reload") }),
+]);
+
+export type IpcRequest = z.infer<typeof ipcRequestSchema>;
+
+const ACCESS = ["ok", "forbidden", "unknown"] as const;
+
+/** A Planner backend as the daemon knows it: the server's assignment and, once started, its process. */
+export const daemonPlannerSchema = z.strictObject({
+	document: z.string(),
+	url: z.string().optional(),
+	title: z.string().optional(),
+	repository: z.string().optional(),
+	state: plannerStateSchema.shape.state.optional(),
+	worktree: z.string().optional(),
+	checkout: z.string().optional(),
+	pid: z.number().int().optional(),
+	since: z.string().optional(),
+	restarts: z.number().int().nonnegative().optional(),
+	/** Why it is in its state (the last exit, a refusal, a stop). */
+	reason: z.string().optional(),
+	/** The sandbox it runs in, and why none when none. */
+	sandbox: z.enum(["bwrap", "sandbox-exec", "none"]).optional(),
+	sandboxReason: z.string().optional(),
+});
+
+export const daemonStatusSchema = z.strictObject({
+	pid: z.number().int().positive(),
+	version: z.string(),
+	startedAt: z.string(),
+	server: z.string(),
+	logFile: z.string(),
+	connection: z.strictObject({
+		state: z.enum(["connecting", "connected", "waiting", "stopped"]),
+		since: z.string(),
+		/** The last frame heard from the server. */
+		lastContact: z.string().nullable(),
+		/** Attempts since the last welcome. */
+		attempts: z.number().int().nonnegative(),
+		nextAttemptAt: z.string().optional(),
+		lastError: z.string().optional(),
+	}),
+	/** The paired machine and its account, from the server's welcome; null before the first one. */
+	machine: z
+		.strictObject({ id: z.string(), label: z.string(), owner: z.string(), autoRun: z.boolean() })
+		.nullable(),
+	checkouts: z.array(
+		z.strictObject({
+			path: z.string(),
+			repository: z.string(),
+			origin: z.string().optional(),
+			branch: z.string().optional(),
+			/** The owner's access to its repository, as the server's welcome said. */
+			access: z.enum(ACCESS).optional(),
+		}),
+	),
+	runs: z.array(runStateSchema),
+	planners: z.array(daemonPlannerSchema),
+});
+
+export type DaemonStatus = z.infer<typeof daemonStatusSchema>;
+export type DaemonPlanner = z.infer<typeof daemonPlannerSchema>;
+
+export const ipcResponseSchema = z.discriminatedUnion("type", [
+	z.strictObject({ type: z.literal("status"), status: daemonStatusSchema }),
+	z.strictObject({ type: z.literal("add-checkout"), added: z.boolean() }),
+	z.strictObject({ type: z.literal("stop") }),
+	z.strictObject({ type: z.literal("reload") }),
+	z.strictObject({
+		type: z.literal("error"),
+		code: z.string(),
+		message: z.string(),
+		hint: z.string().optional(),
+	}),
+]);
+
+export type IpcResponse = z.infer<typeof ipcResponseSchema>;
+export type IpcAnswer<T extends IpcRequest["type"]> = Extract<IpcResponse, { type: T }>;
+export type IpcHandler = (request: IpcRequest) => Promise<IpcResponse>;
+
+export interface IpcServer {
+	readonly socket: string;
+	close(): Promise<void>;
+}
+
+/**
+ * Serves the control socket. A socket file left by a daemon that died is replaced; one with a
+ * live daemon behind it is refused with daemon-already-running. The file is made 0600 (its
+ * directory is 0700 too): whoever can connect can stop the daemon.
+ */
+export async function listenIpc(options: {
+	socket: string;
+	platform: Platform;
+	handler: IpcHandler;
+	log?: Logger;
+}): Promise<IpcServer> {
+	const { socket, platform } = options;
+	if (platform !== "win32") await removeStaleSocket(socket);
+	const sockets = new Set<Socket>();
+	const server = ipcNet().createServer((connection) => {
+		sockets.add(connection);
+		connection.on("close", () => sockets.delete(connection));
+		serveConnection(connection, options.handler, options.log);
+	});
+	await new Promise<void>((resolve, reject) => {
+		server.once("error", (error: NodeJS.ErrnoException) => {
+			if (error.code === "EADDRINUSE") reject(alreadyRunning(socket));
+			else reject(error);
+		});
+		server.listen(socket, () => resolve());
+	});
+	let ino: number | undefined;
+	if (platform !== "win32") {
+		chmodSync(socket, 0o600);
+		ino = lstatSync(socket).ino;
+	}
+	return {
+		socket,
+		close: async () => {
+			for (const connection of sockets) connection.destroy();
+			await new Promise<void>((resolve) => server.close(() => resolve()));
+			// Bun (like libuv) unlinks the socket on close; should a runtime not, remove the file
+			// here, but only if it is still ours and not a newer daemon's.
+			if (platform !== "win32") removeIfSame(socket, ino);
+		},
+	};
+}
+
+/**
+ * Sends one request and waits for its answer. No daemon (no socket, or nothing listening)
+ * becomes daemon-not-running naming the next command; an error answer becomes its CliError.
+ */
+export async function ipcRequest<T extends IpcRequest["type"]>(
+	options: IpcClientOptions,
+	request: Extract<IpcRequest, { type: T }>,
+): Promise<IpcAnswer<T>> {
+	return checkIpcAnswer(await sendIpcLine(options, ipcRequestSchema.parse(request)), request.type);
+}
+
+/** An answer line's JSON, checked as the answer to a `type` request; an error answer is thrown as its CliError. */
+export function checkIpcAnswer<T extends IpcRequest["type"]>(json: unknown, type: T): IpcAnswer<T> {
+	const parsed = ipcResponseSchema.safeParse(json);
+	if (!parsed.success) throw protocolError("an answer in an unknown form");
+	const response = parsed.data;
+	if (response.type === "error") {
+		const code = isCliErrorCode(response.code) ? response.code : "daemon-request-failed";
+		throw new CliError(code, response.message, response.hint);
+	}
+	if (response.type !== type) throw protocolError(`a ${response.type} answer to a ${type} request`);
+	return response as IpcAnswer<T>;
+}
+
+function serveConnection(connection: Socket, handler: IpcHandler, log: Logger | undefined): void {
+	connection.setEncoding("utf8");
+	let buffer = "";
+	// Requests on one connection are answered in order, one at a time.
+	let queue = Promise.resolve();
+	connection.on("data", (chunk: string) => {
+		buffer += chunk;
+		if (buffer.length > IPC_MAX_LINE_BYTES && !buffer.includes("\n")) {
+			connection.end(
+				`${JSON.stringify(errorAnswer("daemon-request-invalid", "The request is longer than the limit."))}\n`,
+			);
+			buffer = "";
+			return;
+		}
+		for (let newline = buffer.indexOf("\n"); newline >= 0; newline = buffer.indexOf("\n")) {
+			const line = buffer.slice(0, newline);
+			buffer = buffer.slice(newline + 1);
+			queue = queue.then(async () => {
+				const answer = await answerLine(line, handler, log);
+				if (!connection.destroyed) connection.write(`${JSON.stringify(answer)}\n`);
+			});
+		}
+	});
+	connection.on("error", (error) => log?.debug({ err: error }, "control connection failed"));
+}
+
+async function answerLine(line: string, handler: IpcHandler, log: Logger | undefined): Promise<IpcResponse> {
+	let json: unknown;
+	try {
+		json = JSON.parse(line);
+	} catch {
+		return errorAnswer("daemon-request-invalid", "The request is not JSON.");
+	}
+	const request = ipcRequestSchema.safeParse(json);
+	if (!request.success)
+		return errorAnswer("daemon-request-invalid", "The request is not one the daemon knows.");
+	try {
+		return ipcResponseSchema.parse(await handler(request.data));
+	} catch (error) {
+		if (error instanceof CliError) return errorAnswer(error.code, error.message, error.hint);
+		log?.error({ err: error, request: request.data.type }, "control request failed");
+		return errorAnswer(
+			"daemon-request-failed",
+			"The daemon could not carry out the request; its log has the details.",
+		);
+	}
+}
+
+function errorAnswer(code: string, message: string, hint?: string): IpcResponse {
+	return hint === undefined ? { type: "error", code, message } : { type: "error", code, message, hint };
+}
+
+/** A socket file with nothing listening is a dead daemon's: remove it. A live one is refused. */
+async function removeStaleSocket(socket: string): Promise<void> {
+	let isSocket: boolean;
+	try {
+		isSocket = lstatSync(socket).isSocket();
+	} catch {
+		return; // nothing there
+	}
+	if (!isSocket) {
+		throw new CliError(
+			"daemon-already-running",
+			`${socket} exists and is not a socket, so the daemon cannot listen there.`,
+			"Move the file away and start the daemon again.",
+		);
+	}
+	const state = await probe(socket);
+	if (state === "live") throw alreadyRunning(socket);
+	if (state === "stale") removeIfSame(socket, undefined);
+}
+
+function probe(socket: string): Promise<"live" | "stale" | "missing"> {
+	return new Promise((resolve) => {
+		const connection = ipcNet().connect(socket);
+		connection.once("connect", () => {
+			connection.destroy();
+			resolve("live");
+		});
+		connection.once("error", (error: NodeJS.ErrnoException) => {
+			connection.destroy();
+			// Only "refused" proves nobody listens; anything else is left alone rather than removed.
+			resolve(error.code === "ENOENT" ? "missing" : error.code === "ECONNREFUSED" ? "stale" : "live");
+		});
+	});
+}
+
+function removeIfSame(socket: string, ino: number | undefined): void {
+	try {
+		if (ino !== undefined && lstatSync(socket).ino !== ino) return;
+		unlinkSync(socket);
+	} catch {
+		// Already gone.
+	}
+}
+
+function alreadyRunning(socket: string): CliError {
+	return new CliError(
+		"daemon-already-running",
+		`A chopin daemon is already answering on ${socket}.`,
+		"Use `chopin status` to see it, or `chopin disconnect` to stop it.",
+	);
+}
