@@ -70,7 +70,7 @@ test("npm start runs the server, pairs a machine, and its example backend answer
 	await start.exited;
 	const stderr = await errors;
 	// The daemon's and backend's output is redacted: no credential of any kind reaches it.
-	expect(stderr).not.toMatch(/chopin_[pm]_[A-Za-z0-9_-]{20}/);
+	expect(stderr).not.toMatch(/chopin_[pmr]_[A-Za-z0-9_-]{20}/);
 	for (let i = 0; i < 100 && processesOf(dataDir).length > 0; i++) await Bun.sleep(100);
 	expect(processesOf(dataDir)).toEqual([]);
 }, 180_000);

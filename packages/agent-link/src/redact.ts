@@ -7,7 +7,7 @@ export const REDACTED = "[redacted]";
 
 /** Token shapes that are masked wherever they appear, whoever printed them. */
 export const TOKEN_PATTERNS: readonly RegExp[] = [
-	/chopin_[pm]_[A-Za-z0-9_-]{20,}/g,
+	/chopin_[pmr]_[A-Za-z0-9_-]{20,}/g,
 	/\bgh[pousr]_[A-Za-z0-9]{20,}/g,
 	/\bgithub_pat_[A-Za-z0-9_]{20,}/g,
 	// Not the words prose puts after "bearer" ("a bearer token is needed"): only what could be a credential.

@@ -55,7 +55,7 @@ function filesUnder(dir: string): { file: string; text: string }[] {
 }
 
 const PAIRING_LINE = /Open (\S+\/pair\/(prg_\w+)) and check the code ([A-Z0-9]{4}-[A-Z0-9]{4})\./;
-const TOKEN_SHAPES = [/chopin_[mp]_[A-Za-z0-9_-]{20,}/, /\bgh[pousr]_[A-Za-z0-9]{20,}/];
+const TOKEN_SHAPES = [/chopin_[mpr]_[A-Za-z0-9_-]{20,}/, /\bgh[pousr]_[A-Za-z0-9]{20,}/];
 
 describe("chopin connect: pairing end to end (local mode)", () => {
 	test("prints the link and code, the person confirms, and a 0600 credential is stored; nothing secret is shown", async () => {

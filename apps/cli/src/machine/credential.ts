@@ -11,7 +11,7 @@ import { storedOriginSchema } from "../server-link/server-origin";
 
 /**
  * A machine token: `chopin_m_` and a random base64url body. Requiring the shape the redactor
- * masks (`chopin_[pm]_` and 20+ characters) means a stored token is masked in every log line
+ * masks (`chopin_[pmr]_` and 20+ characters) means a stored token is masked in every log line
  * by shape alone, even before it is registered as a secret.
  */
 export const machineTokenSchema = z

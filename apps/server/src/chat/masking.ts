@@ -27,7 +27,7 @@ function applyRanges(text: string, ranges: Array<[number, number]>): string {
 const TOKEN_SHAPES: ReadonlyArray<{ pattern: RegExp; accept?: (token: string) => boolean }> = [
 	{ pattern: /(?<![A-Za-z0-9_])gh[pousr]_[A-Za-z0-9_]{8,}/g }, // GitHub: ghp_, gho_, ghu_, ghs_, ghr_
 	{ pattern: /(?<![A-Za-z0-9_])github_pat_[A-Za-z0-9_]{8,}/g },
-	{ pattern: /(?<![A-Za-z0-9_-])chopin_[pm]_[A-Za-z0-9_-]{8,}/g }, // Chopin Planner and machine tokens
+	{ pattern: /(?<![A-Za-z0-9_-])chopin_[pmr]_[A-Za-z0-9_-]{8,}/g }, // Chopin Planner and machine tokens
 	{ pattern: /(?<![A-Za-z0-9_.-])xox[A-Za-z0-9.]{0,12}-[A-Za-z0-9.-]{4,}/g }, // Slack xoxb-, xoxp-, xoxe.xoxp-
 	{ pattern: /(?<![A-Za-z0-9_-])xapp-[A-Za-z0-9-]{8,}/g }, // Slack app-level tokens
 	{ pattern: /(?<![A-Za-z0-9_-])glpat-[A-Za-z0-9_-]{16,}/g }, // GitLab

@@ -32,7 +32,9 @@ function usable(machine: Machine | undefined, login: string): machine is Machine
 
 /** Idle: no build or run it reported is running or paused. */
 export function isIdle(machine: Machine): boolean {
-	return !machine.runs.some((r) => r.status === "running" || r.status === "paused");
+	return !machine.runs.some(
+		(r) => r.status === "preparing" || r.status === "running" || r.status === "paused",
+	);
 }
 
 /**

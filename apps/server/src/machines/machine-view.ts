@@ -11,6 +11,7 @@ import { z } from "zod";
 import type { Machine } from "./machine-rows";
 
 export const RUN_DISPLAY_STATUSES = [
+	"preparing",
 	"running",
 	"paused",
 	"finished",
@@ -59,7 +60,7 @@ export function runDisplay(
 	now: number,
 	graceMs: number,
 ): MachineRunView {
-	const live = run.status === "running" || run.status === "paused";
+	const live = run.status === "preparing" || run.status === "running" || run.status === "paused";
 	if (online || !live) return { ...run, displayStatus: run.status };
 	const until = offlineSince + graceMs;
 	if (now < until) return { ...run, displayStatus: "machine-offline", offlineUntil: until };

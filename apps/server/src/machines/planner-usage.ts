@@ -130,7 +130,8 @@ export class PlannerUsage {
 		const ids = new Set<string>();
 		for (const p of state.planners) if (p.state === "running") ids.add(p.document);
 		for (const r of state.runs)
-			if (r.document && (r.status === "running" || r.status === "paused")) ids.add(r.document);
+			if (r.document && r.status !== "finished" && r.status !== "failed" && r.status !== "stopped")
+				ids.add(r.document);
 		if (ids.size === 0) return;
 		const { store, clock } = this.#deps;
 		// Only documents that exist: a machine may name one deleted meanwhile (or one it made up).

@@ -2,4 +2,5 @@
 export * from "./parse";
 export * from "./protocol";
 export * from "./report";
+export * from "./runs";
 export * from "./schemas";

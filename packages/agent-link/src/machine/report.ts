@@ -25,11 +25,33 @@ export const plannerStateSchema = z.strictObject({
 });
 export type PlannerState = z.infer<typeof plannerStateSchema>;
 
+/**
+ * What a run is doing as its machine says it. `preparing`: claimed, its workspace being made.
+ * `paused`: its processes are stopped (the control channel dropped) until a person resumes it.
+ * The rest are final: `finished` (the agent ended its turn), `failed` (it could not start, or the
+ * agent failed or refused), `stopped` (a person stopped or discarded it, or the daemon stopped).
+ */
+export const MACHINE_RUN_STATUSES = [
+	"preparing",
+	"running",
+	"paused",
+	"finished",
+	"failed",
+	"stopped",
+] as const;
+
+/** A run the machine holds, as hello and report carry it (runs.ts has the rest of a run's messages). */
 export const runStateSchema = z.strictObject({
 	id: idString,
-	status: z.enum(["running", "paused", "finished", "failed", "stopped"]),
+	status: z.enum(MACHINE_RUN_STATUSES),
+	/** The run's workspace. */
 	worktree: chars(1, 4096),
 	document: idString.optional(),
+	kind: z.enum(["build", "investigation"]).optional(),
+	/** Its branch in the workspace. */
+	branch: chars(1, 256).optional(),
+	/** When it ended, for a final status. */
+	endedAt: millis.optional(),
 });
 export type RunState = z.infer<typeof runStateSchema>;
 

@@ -6,6 +6,7 @@ import { z } from "zod";
 import { chars, count, idString } from "../schemas/fields";
 import { clientInfoSchema, machineRefusalCodeSchema } from "./protocol";
 import { plannerStateSchema, runStateSchema, sandboxReportSchema } from "./report";
+import { runClientMessages, runnerReportSchema, runServerMessages } from "./runs";
 
 const repository = z.string().regex(/^[A-Za-z0-9-]{1,39}\/[A-Za-z0-9._-]{1,100}$/, "must be owner/name");
 const label = chars(1, 128);
@@ -117,6 +118,8 @@ const machineState = {
 	runs: z.array(runStateSchema).max(256),
 	planners: z.array(plannerStateSchema).max(256),
 	sandbox: sandboxReportSchema,
+	/** Whether it can run builds (an ACP command is configured); absent from a CLI from before builds. */
+	runner: runnerReportSchema.optional(),
 };
 
 export const machineClientMessageSchema = z.discriminatedUnion("type", [
@@ -128,6 +131,7 @@ export const machineClientMessageSchema = z.discriminatedUnion("type", [
 		event: z.enum(["starting", "started", "exited", "stopped", "refused"]),
 		reason: note.optional(),
 	}),
+	...runClientMessages,
 ]);
 export type MachineClientMessage = z.infer<typeof machineClientMessageSchema>;
 
@@ -156,5 +160,6 @@ export const machineServerMessageSchema = z.discriminatedUnion("type", [
 		code: z.enum(["malformed-message", "message-too-large"]),
 		message: note,
 	}),
+	...runServerMessages,
 ]);
 export type MachineServerMessage = z.infer<typeof machineServerMessageSchema>;

@@ -16,6 +16,7 @@ const PLANNER_STATES: Record<PlannerView["state"], string> = {
 };
 
 const RUN_STATES: Record<MachineRunView["displayStatus"], string> = {
+	preparing: "preparing",
 	running: "running",
 	paused: "paused",
 	finished: "finished",
