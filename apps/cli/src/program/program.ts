@@ -8,6 +8,7 @@ import { type LogsOptions, logsCommand } from "../commands/logs";
 import { type RunOptions, runCommand } from "../commands/run";
 import { type ServiceRunners, serviceCommand } from "../commands/service";
 import { type StatusOptions, statusCommand } from "../commands/status";
+import { type WorkspacesRunners, workspacesCommand } from "../commands/workspaces";
 import type { CliContext } from "./context";
 import { CliError, sentence } from "./errors";
 
@@ -19,6 +20,7 @@ export interface Runners {
 	disconnect?: Run<DisconnectOptions>;
 	logs?: Run<LogsOptions>;
 	service?: ServiceRunners;
+	workspaces?: WorkspacesRunners;
 }
 
 export function buildProgram(ctx: CliContext, runners: Runners = {}): Command {
@@ -32,6 +34,7 @@ export function buildProgram(ctx: CliContext, runners: Runners = {}): Command {
 		.addCommand(statusCommand(ctx, runners.status))
 		.addCommand(disconnectCommand(ctx, runners.disconnect))
 		.addCommand(logsCommand(ctx, runners.logs))
+		.addCommand(workspacesCommand(ctx, runners.workspaces))
 		.addCommand(serviceCommand(ctx, runners.service))
 		.addHelpText(
 			"after",
