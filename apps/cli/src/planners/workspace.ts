@@ -6,6 +6,7 @@ import type { execa } from "execa";
 import { runGit } from "../machine/git";
 import { CliError } from "../program/errors";
 import type { CheckoutGate } from "../workspaces/gate";
+import { guardedGit } from "../workspaces/guarded-git";
 
 export interface WorkspaceDeps {
 	spawn: typeof execa;
@@ -34,11 +35,16 @@ export async function ensureClone(
 ): Promise<{ cloned: boolean; fetchError?: string }> {
 	return gate.run(join(options.dir, ".git"), async () => {
 		if (existsSync(join(options.dir, ".git"))) {
-			const fetched = await runGit(deps, options.dir, ["fetch", "--quiet", "--prune", "origin"]);
+			const fetched = await guardedGit(deps, options.dir, ["fetch", "--quiet", "--prune", "origin"]);
 			return fetched.exitCode === 0 ? { cloned: false } : { cloned: false, fetchError: fetched.stderr };
 		}
 		mkdirSync(dirname(options.dir), { recursive: true });
-		const cloned = await runGit(deps, dirname(options.dir), ["clone", "--quiet", options.url, options.dir]);
+		const cloned = await guardedGit(deps, dirname(options.dir), [
+			"clone",
+			"--quiet",
+			options.url,
+			options.dir,
+		]);
 		if (cloned.exitCode !== 0) {
 			throw new CliError(
 				"planner-clone-failed",
