@@ -14,6 +14,7 @@ import { daemonRuns } from "../runs/daemon-runs";
 import { RunManager } from "../runs/manager";
 import { clientHeader } from "../server-link/client-info";
 import { finalRefusalError } from "../server-link/server-errors";
+import { CheckoutGate } from "../workspaces/gate";
 import { ServedCheckouts } from "./checkouts";
 import { ControlLink, type LinkEvent, type MachineState } from "./control-link";
 import { controlRequests, daemonStatus } from "./requests";
@@ -80,6 +81,8 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 	const sandboxFor = (enabled: boolean): SandboxReport =>
 		sandboxKind({ platform: ctx.platform, enabled, which: seams.which ?? ((command) => Bun.which(command)) });
 	let sandbox = sandboxFor(config?.planner?.sandbox.enabled ?? true);
+	// One busy check per repository for every git write the daemon makes to a checkout: Planner backends and runs.
+	const gate = new CheckoutGate();
 	const state = (): MachineState => ({
 		checkouts: checkouts.list().map(({ path, repository, origin, branch }) => {
 			const position = checkouts.position(path);
@@ -154,6 +157,7 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		machineToken: credential.token,
 		sandbox: () => sandbox,
 		checkouts: () => checkouts.list(),
+		gate,
 		send: (message) => link.send(message),
 		report: () => link.report(),
 		...(seams.cloneUrl ? { cloneUrl: seams.cloneUrl } : {}),
@@ -180,6 +184,7 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 			server,
 			machineToken: credential.token,
 			sandbox,
+			gate,
 			send: (message) => link.send(message),
 			report: () => link.report(),
 			...(seams.cloneUrl ? { cloneUrl: seams.cloneUrl } : {}),

@@ -5,6 +5,7 @@ import type { SandboxReport } from "../daemon/sandbox-kind";
 import type { MachineConfig } from "../machine/machine-config";
 import type { CliContext } from "../program/context";
 import { ServerApi } from "../server-link/server-api";
+import type { CheckoutGate } from "../workspaces/gate";
 import { eventMessage, PlannerManager } from "./manager";
 import { PlannerSupervisor } from "./supervisor";
 
@@ -14,6 +15,8 @@ export interface DaemonPlannerOptions {
 	server: string;
 	machineToken: string;
 	sandbox: SandboxReport;
+	/** The daemon's one busy check per repository, shared with the runs. */
+	gate: CheckoutGate;
 	/** Sends a planner-event (dropped while the channel is down: the next hello carries the state). */
 	send(message: MachineClientMessage): void;
 	/** The state changed: report it. */
@@ -49,6 +52,7 @@ export function daemonPlanners(options: DaemonPlannerOptions): PlannerManager | 
 					hidden: [ctx.paths.credentialFile, ctx.paths.machineConfigFile],
 				},
 				git: { spawn: ctx.spawn, env: ctx.env },
+				gate: options.gate,
 				cloneUrl: options.cloneUrl ?? ((repository) => `https://github.com/${repository}.git`),
 				plannerCredential: (doc) => api.plannerCredential(options.machineToken, doc),
 				githubToken: () => api.githubToken(options.machineToken),

@@ -1,9 +1,9 @@
 // The daemon (`chopin run` as a real process) running Planner backends against a real server: the example
 // backend answers an @chopin message; a backend that is killed comes back with a fresh credential and its
 // SIGTERM-ignoring grandchild is gone; revoking the machine stops it and deletes its token files; its output
-// is masked; the sandbox keeps the checkout read-only and the worktree writable; status shows it all.
+// is masked; the sandbox keeps the checkout and its .git read-only and the workspace writable; status shows it all.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { isAlive } from "../local/process-liveness";
 import { loadMachineConfig, saveMachineConfig } from "../machine/machine-config";
@@ -269,7 +269,7 @@ describe("Planner backends run by the daemon", () => {
 	);
 
 	test.skipIf(!Bun.which("bwrap"))(
-		"in the sandbox a write to the checkout fails and a write to the worktree succeeds",
+		"in the sandbox the checkout and its .git refuse writes; the workspace (its own .git in it) takes them",
 		async () => {
 			const { h, documentId } = await setup({
 				command: [STAND_IN],
@@ -281,16 +281,23 @@ describe("Planner backends run by the daemon", () => {
 			await daemon.waitFor(/Connected to/);
 			const worktree = join(h.paths.stateDir, "planners", "octo", "score", documentId);
 			await eventually(
-				"both writes tried",
-				() => backendLines(h).filter((l) => l.startsWith("write ")).length === 2,
+				"every write tried",
+				() => backendLines(h).filter((l) => l.startsWith("write ")).length === 4,
 			);
 			expect(backendLines(h).filter((l) => l.startsWith("write "))).toEqual([
 				`write refused ${h.checkout}/planner-was-here`,
+				`write refused ${h.checkout}/.git/planner-was-here`,
 				`write ok ${worktree}/planner-was-here`,
+				`write ok ${worktree}/.git/planner-was-here`,
 			]);
 			expect(existsSync(join(h.checkout, "planner-was-here"))).toBe(false);
+			expect(existsSync(join(h.checkout, ".git", "planner-was-here"))).toBe(false);
 			expect(existsSync(join(worktree, "planner-was-here"))).toBe(true);
-			expect((await status(h)).planners[0]).toMatchObject({ sandbox: "bwrap" });
+			// A workspace with its own git dir, not a linked worktree of the checkout.
+			expect(statSync(join(worktree, ".git")).isDirectory()).toBe(true);
+			expect(existsSync(join(h.checkout, ".git", "worktrees"))).toBe(false);
+			expect(logged(h, "made the Planner's workspace, detached at the checkout's HEAD")).toHaveLength(1);
+			expect((await status(h)).planners[0]).toMatchObject({ sandbox: "bwrap", worktree });
 		},
 		SLOW,
 	);

@@ -4,8 +4,10 @@ import { join } from "node:path";
 import { execa } from "execa";
 import { makeTempDir } from "../testing/context";
 import { makeRepo } from "../testing/git";
+import { CheckoutGate } from "../workspaces/gate";
+import { preparePlannerWorkspace } from "../workspaces/planner-workspace";
 import { bwrapArgs, type SandboxPaths, sandboxExecProfile, sandboxedArgv } from "./sandbox";
-import { checkoutGitDirs, prepareWorktree, sharedGitWritable, worktreeDir } from "./workspace";
+import { checkoutGitDirs, worktreeDir } from "./workspace";
 
 let dir = "";
 afterEach(() => {
@@ -16,16 +18,16 @@ const paths: SandboxPaths = {
 	checkout: "/src/score",
 	checkoutGitDirs: ["/src/score/.git"],
 	worktree: "/s/planners/octo/score/d1",
-	worktreeGitDir: "/src/score/.git/worktrees/d1",
 	writable: ["/cache", "/src/score"],
 	hidden: ["/s/credential.json"],
 	readable: ["/s/tokens"],
 };
 
 describe("sandbox", () => {
-	test("bwrap: read-only root, writes, the checkout read-only over them, the worktree writable, secrets masked", () => {
+	test("bwrap: its own PID namespace, read-only root, writes, the checkout read-only over them, the workspace writable, secrets masked", () => {
 		expect(bwrapArgs(paths)).toEqual([
 			"--die-with-parent",
+			"--unshare-pid",
 			"--ro-bind",
 			"/",
 			"/",
@@ -51,9 +53,6 @@ describe("sandbox", () => {
 			"--bind",
 			"/s/planners/octo/score/d1",
 			"/s/planners/octo/score/d1",
-			"--bind",
-			"/src/score/.git/worktrees/d1",
-			"/src/score/.git/worktrees/d1",
 			"--ro-bind-try",
 			"/dev/null",
 			"/s/credential.json",
@@ -76,7 +75,7 @@ describe("sandbox", () => {
 				'(allow file-write* (subpath "/private/tmp") (subpath "/private/var/folders"))',
 				'(allow file-write* (subpath "/cache") (subpath "/src/score"))',
 				'(deny file-write* (subpath "/src/score") (subpath "/src/score/.git"))',
-				'(allow file-write* (subpath "/s/we\\"ird\\\\dir") (subpath "/src/score/.git/worktrees/d1"))',
+				'(allow file-write* (subpath "/s/we\\"ird\\\\dir"))',
 				'(deny file-read* (literal "/s/credential.json"))',
 				"",
 			].join("\n"),
@@ -88,16 +87,20 @@ describe("sandbox", () => {
 	});
 
 	test.skipIf(!Bun.which("bwrap"))(
-		"bwrap for real: a write to the checkout fails, to the worktree succeeds, the credential reads empty",
+		"bwrap for real: the checkout and its .git refuse writes, the workspace takes a branch and a commit, the credential reads empty",
 		async () => {
 			dir = makeTempDir();
-			const deps = {
-				spawn: execa,
-				env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", HOME: dir },
-			};
+			const env = { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", HOME: dir };
+			const deps = { spawn: execa, env };
 			const checkout = await makeRepo(join(dir, "score"));
 			const worktree = worktreeDir(join(dir, "base"), "octo/score", "abcdefghijkm");
-			const prepared = await prepareWorktree(deps, { checkout, worktree, sandboxed: true });
+			const prepared = await preparePlannerWorkspace(deps, new CheckoutGate(), {
+				checkout,
+				path: worktree,
+				documentId: "abcdefghijkm",
+				sandboxed: true,
+			});
+			expect(prepared).toEqual({ kind: "workspace", action: "created" });
 			const credential = join(dir, "base", "credential.json");
 			writeFileSync(credential, "machine secret");
 			const argv = sandboxedArgv(
@@ -105,29 +108,25 @@ describe("sandbox", () => {
 				[
 					"sh",
 					"-c",
-					`echo x > "${checkout}/README.md" 2>/dev/null && echo checkout-written; echo y > "${checkout}/.git/HEAD" 2>/dev/null && echo head-written; echo z > "${worktree}/out.txt" && echo worktree-written; git -C "${worktree}" checkout -q -b planner/work && echo branched; git -C "${worktree}" -c user.name=p -c user.email=p@x commit -q --allow-empty -m planned && echo committed; git -C "${worktree}" worktree add -q "${worktree}/../other" 2>/dev/null && echo worktree-added; cat "${credential}"; echo end`,
+					`echo x > "${checkout}/README.md" 2>/dev/null && echo checkout-written; echo y > "${checkout}/.git/HEAD" 2>/dev/null && echo head-written; git -C "${checkout}" update-ref refs/heads/main HEAD 2>/dev/null && echo ref-written; echo z > "${worktree}/out.txt" && echo worktree-written; git -C "${worktree}" checkout -q -b planner/work && echo branched; git -C "${worktree}" -c user.name=p -c user.email=p@x commit -q --allow-empty -m planned && echo committed; git -C "${worktree}" worktree add -q "${worktree}/../other" 2>/dev/null && echo worktree-added; cat "${credential}"; echo end`,
 				],
 				{
 					checkout,
 					checkoutGitDirs: await checkoutGitDirs(deps, checkout),
 					worktree,
-					worktreeGitDir: prepared.gitDir,
-					sharedGitWritable: sharedGitWritable(join(checkout, ".git")),
+					// Asking to write the checkout changes nothing: it stays read-only.
 					writable: [checkout],
 					hidden: [credential],
 				},
 			);
-			const result = await execa(argv[0]!, argv.slice(1), {
-				reject: false,
-				env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null", HOME: dir },
-			});
+			const result = await execa(argv[0]!, argv.slice(1), { reject: false, env });
 			expect(result.stdout.split("\n")).toEqual(["worktree-written", "branched", "committed", "end"]);
 			expect(readFileSync(join(checkout, "README.md"), "utf8")).toBe("test\n");
 			expect(readFileSync(join(worktree, "out.txt"), "utf8")).toBe("z\n");
-			expect(existsSync(join(checkout, ".git", "worktrees", "abcdefghijkm", "HEAD"))).toBe(true);
-			// The person's HEAD and branch did not move; the backend's branch is there.
+			// The person's HEAD did not move and the backend's branch is the workspace's alone.
 			expect(readFileSync(join(checkout, ".git", "HEAD"), "utf8")).toBe("ref: refs/heads/main\n");
-			expect(existsSync(join(checkout, ".git", "refs", "heads", "planner", "work"))).toBe(true);
+			expect(existsSync(join(checkout, ".git", "refs", "heads", "planner"))).toBe(false);
+			expect(existsSync(join(worktree, ".git", "refs", "heads", "planner", "work"))).toBe(true);
 		},
 	);
 });

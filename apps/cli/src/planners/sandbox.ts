@@ -1,6 +1,6 @@
-// The sandbox a Planner backend runs in: bubblewrap's argv on Linux, a generated sandbox-exec profile on macOS.
-// Everything readable, nothing writable but the document's worktree (and its git dir) and the --sandbox-write paths;
-// the person's checkout, its .git, index and HEAD stay read-only whatever --sandbox-write says; the network stays open.
+// The sandbox a Planner backend (or a run) works in: bubblewrap's argv on Linux, a sandbox-exec profile on macOS.
+// Everything readable, nothing writable but the workspace (its own .git inside it) and the --sandbox-write paths; the
+// person's checkout and all its git dirs stay read-only whatever --sandbox-write says; the network stays open.
 
 export type SandboxKind = "bwrap" | "sandbox-exec" | "none";
 
@@ -9,15 +9,12 @@ export interface SandboxPaths {
 	checkout: string;
 	/** Its git dir and common dir (the same for a regular checkout; a linked worktree of theirs has both). */
 	checkoutGitDirs: readonly string[];
-	worktree: string;
-	/** The worktree's own git dir (<common>/worktrees/<name>), when it is a worktree. */
-	worktreeGitDir?: string | undefined;
 	/**
-	 * What of the checkout's common git dir a commit and a new branch write: objects, refs and
-	 * their logs. Without them the worktree could not commit at all, so these alone are writable;
-	 * its HEAD, index, config, hooks and worktree list stay read-only.
+	 * The workspace (CHOPIN_WORKTREE): its own git dir is inside it, so it is the one writable git
+	 * repository. It borrows the checkout's objects through an absolute alternates path, which stays
+	 * readable at the same path because the checkout is bound read-only where it is.
 	 */
-	sharedGitWritable?: readonly string[] | undefined;
+	worktree: string;
 	/** --sandbox-write paths. */
 	writable: readonly string[];
 	/** Files the backend must not read at all (the machine credential). */
@@ -52,29 +49,37 @@ export function sandboxedArgv(
  * bubblewrap's options. Later mounts cover earlier ones, so the order is the policy: the whole
  * file system read-only (the host's /tmp too: it is not hidden, since the backend's own files may
  * live there), a fresh /dev and /proc, the backend's own temporary folder writable (it gets it as
- * TMPDIR), the --sandbox-write paths writable, then the
- * checkout and its git dirs read-only again over any of those, then the worktree and its git dir
- * writable (the worktree's git dir lives inside the checkout's .git), then the hidden files masked.
- * --die-with-parent: if the daemon dies without stopping it, the backend does not outlive it.
+ * TMPDIR), the --sandbox-write paths writable, then the checkout and its git dirs read-only again
+ * over any of those (nothing under them is writable), then the workspace writable, then the hidden
+ * files masked. --die-with-parent: if the daemon dies without stopping it, the backend does not
+ * outlive it; --unshare-pid: its own PID namespace, so stopping it stops every process it started.
  */
 export function bwrapArgs(paths: SandboxPaths): string[] {
-	const args = ["--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"];
+	const args = [
+		"--die-with-parent",
+		"--unshare-pid",
+		"--ro-bind",
+		"/",
+		"/",
+		"--dev",
+		"/dev",
+		"--proc",
+		"/proc",
+	];
 	if (paths.tmp) args.push("--bind", paths.tmp, paths.tmp);
 	for (const path of paths.readable ?? []) args.push("--ro-bind-try", path, path);
 	for (const path of paths.writable) args.push("--bind-try", path, path);
 	for (const path of unique([paths.checkout, ...paths.checkoutGitDirs]))
 		args.push("--ro-bind-try", path, path);
 	args.push("--bind", paths.worktree, paths.worktree);
-	if (paths.worktreeGitDir) args.push("--bind", paths.worktreeGitDir, paths.worktreeGitDir);
-	for (const path of paths.sharedGitWritable ?? []) args.push("--bind-try", path, path);
 	for (const path of paths.hidden) args.push("--ro-bind-try", "/dev/null", path);
 	return args;
 }
 
 /**
  * A sandbox-exec (SBPL) profile. The last matching rule wins, so it reads like the bwrap order:
- * allow by default, deny every write, allow the writable paths, deny the checkout again, allow
- * the worktree and its git dir, and deny reading the hidden files.
+ * allow by default, deny every write, allow the writable paths, deny the checkout and its git dirs
+ * again, allow the workspace, and deny reading the hidden files.
  */
 export function sandboxExecProfile(paths: SandboxPaths): string {
 	const subpaths = (list: readonly string[]) => list.map((p) => `(subpath ${sbplString(p)})`).join(" ");
@@ -88,13 +93,7 @@ export function sandboxExecProfile(paths: SandboxPaths): string {
 	];
 	if (paths.writable.length > 0) lines.push(`(allow file-write* ${subpaths(paths.writable)})`);
 	lines.push(`(deny file-write* ${subpaths(unique([paths.checkout, ...paths.checkoutGitDirs]))})`);
-	lines.push(
-		`(allow file-write* ${subpaths([
-			paths.worktree,
-			...(paths.worktreeGitDir ? [paths.worktreeGitDir] : []),
-			...(paths.sharedGitWritable ?? []),
-		])})`,
-	);
+	lines.push(`(allow file-write* ${subpaths([paths.worktree])})`);
 	if (paths.hidden.length > 0)
 		lines.push(`(deny file-read* ${paths.hidden.map((p) => `(literal ${sbplString(p)})`).join(" ")})`);
 	return `${lines.join("\n")}\n`;

@@ -15,6 +15,7 @@ import { ServerApi } from "../server-link/server-api";
 import { readLog } from "../testing/cli-process";
 import { createTestContext, makeTempDir, type TestContext } from "../testing/context";
 import { makeRepo } from "../testing/git";
+import { CheckoutGate } from "../workspaces/gate";
 import { PlannerSupervisor } from "./supervisor";
 
 const PUBLIC_URL = "http://chopin.test";
@@ -78,6 +79,7 @@ test("the GitHub token reaches the backend in its environment and a 0600 file, r
 			baseEnv: { PATH: process.env.PATH },
 			sandbox: { kind: "none", writable: [], hidden: [] },
 			git: { spawn: ctx.spawn, env: { PATH: process.env.PATH, GIT_CONFIG_GLOBAL: "/dev/null" } },
+			gate: new CheckoutGate(),
 			cloneUrl: () => {
 				throw new Error("no clone expected");
 			},

@@ -12,6 +12,7 @@ import { readLog } from "../testing/cli-process";
 import { createTestContext, makeTempDir, type TestContext } from "../testing/context";
 import { git } from "../testing/git";
 import { type MachineServer, makeCliHome, pairHome, startMachineServer } from "../testing/machine-server";
+import { CheckoutGate } from "../workspaces/gate";
 import { groupAlive } from "./process-group";
 import { type PlannerEvent, PlannerSupervisor, type SupervisorDeps } from "./supervisor";
 
@@ -70,6 +71,7 @@ async function setup(
 		baseEnv: { PATH: process.env.PATH, HOME: home.env.HOME },
 		sandbox: { kind: options.sandbox ?? "none", writable: [], hidden: [home.paths.credentialFile] },
 		git: { spawn: ctx.spawn, env: home.env },
+		gate: new CheckoutGate(),
 		cloneUrl: () => {
 			throw new Error("no clone expected");
 		},

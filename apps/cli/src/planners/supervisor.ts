@@ -9,20 +9,16 @@ import type { Logger } from "../local/log";
 import type { Platform } from "../local/paths";
 import type { Secrets } from "../local/secrets";
 import type { CliError } from "../program/errors";
+import type { CheckoutGate } from "../workspaces/gate";
+import { startPlannerWorkspace } from "../workspaces/planner-workspace";
+import type { PeriodicSync } from "../workspaces/sync";
 import { launchEnvironment } from "./launch-env";
 import { backendOutput } from "./output-lines";
 import { type BackendGroup, spawnGroup } from "./process-group";
 import { GITHUB_RENEW_BEFORE_MS, PLANNER_RENEW_BEFORE_MS, Renewals, verdictOf } from "./renewal";
 import { type SandboxKind, sandboxedArgv } from "./sandbox";
 import { TokenFile } from "./token-file";
-import {
-	checkoutGitDirs,
-	cloneDir,
-	ensureClone,
-	prepareWorktree,
-	sharedGitWritable,
-	worktreeDir,
-} from "./workspace";
+import { checkoutGitDirs, cloneDir, ensureClone, worktreeDir } from "./workspace";
 
 /** A backend that ran this long starts the restart backoff over. */
 export const HEALTHY_RUN_MS = 60_000;
@@ -60,6 +56,8 @@ export interface SupervisorDeps {
 	baseEnv: Readonly<Record<string, string | undefined>>;
 	sandbox: { kind: SandboxKind; writable: readonly string[]; hidden: readonly string[] };
 	git: { spawn: typeof execa; env: Readonly<Record<string, string | undefined>> };
+	/** The daemon's one busy check per repository, shared with the runs: every git write to a checkout goes through it. */
+	gate: CheckoutGate;
 	/** Where to clone a repository no checkout serves. */
 	cloneUrl(repository: string): string;
 	plannerCredential(document: string): Promise<PlannerCredential>;
@@ -93,6 +91,8 @@ export class PlannerSupervisor {
 	#renewals: Renewals | undefined;
 	#done: Promise<void> | undefined;
 	#stopReason: { event: PlannerEvent; reason: string } | undefined;
+	/** Brings the workspace's branches into the checkout every minute while the backend runs, and once after. */
+	#sync: PeriodicSync | undefined;
 
 	constructor(document: PlannerDocument, deps: SupervisorDeps) {
 		// An id given to --planner is the id; a URL's id is learnt from the first credential.
@@ -196,6 +196,7 @@ export class PlannerSupervisor {
 			this.#cancelTimers();
 			// Whatever the backend left in its group goes before it is started again.
 			await group.stop();
+			await this.#finishSync();
 			this.#group = undefined;
 			this.#pid = undefined;
 			this.#removeFiles();
@@ -216,6 +217,7 @@ export class PlannerSupervisor {
 		}
 		this.#cancelTimers();
 		this.#removeFiles();
+		await this.#finishSync();
 		const { event, reason } = this.#stopReason ?? { event: "stopped" as const, reason: "stopped" };
 		this.#set(event === "refused" ? "failed" : "stopped", reason);
 		// A refusal is something to act on (pair again, fix access): it is logged as an error.
@@ -242,15 +244,19 @@ export class PlannerSupervisor {
 		this.#checkout = checkout;
 		this.#worktree = worktreeDir(d.baseDir, this.document.repository, id);
 		if (!this.document.checkout) {
-			const fetched = await ensureClone(d.git, { dir: checkout, url: d.cloneUrl(this.document.repository) });
+			const fetched = await ensureClone(d.git, d.gate, {
+				dir: checkout,
+				url: d.cloneUrl(this.document.repository),
+			});
 			if (fetched.fetchError)
 				d.log.warn(
 					{ checkout, reason: fetched.fetchError.trim() },
 					"could not fetch the Planner's clone; using it as it is",
 				);
 		}
-		const worktree = await prepareWorktree(d.git, { checkout, worktree: this.#worktree, sandboxed });
 		const gitDirs = sandboxed ? await checkoutGitDirs(d.git, checkout) : [];
+		await this.#finishSync();
+		this.#sync = await startPlannerWorkspace(d, { checkout, path: this.#worktree, id, sandboxed });
 
 		const tokensDir = `${d.baseDir}/tokens/${id}`;
 		const files = {
@@ -279,8 +285,6 @@ export class PlannerSupervisor {
 			checkout,
 			checkoutGitDirs: gitDirs,
 			worktree: this.#worktree,
-			worktreeGitDir: worktree.gitDir,
-			sharedGitWritable: gitDirs.length > 0 ? sharedGitWritable(gitDirs.at(-1)!) : [],
 			writable: d.sandbox.writable,
 			hidden: d.sandbox.hidden,
 			readable: [tokensDir],
@@ -317,6 +321,13 @@ export class PlannerSupervisor {
 		this.#event("started");
 		this.#renew(credential.expiresAt, github?.expiresAt);
 		return { group, startedAt };
+	}
+
+	/** Ends the minute-by-minute sync with one last sync, once the backend has exited. */
+	async #finishSync(): Promise<void> {
+		const sync = this.#sync;
+		this.#sync = undefined;
+		await sync?.stop();
 	}
 
 	/** This launch's renewals: the Planner credential 5 minutes ahead, the GitHub token 25. */

@@ -177,9 +177,21 @@ export const CLI_ERRORS = {
 		exit: EXIT.error,
 		when: "A Planner backend's repository could not be cloned into <state>/repos (the backend is retried on its backoff).",
 	},
-	"planner-worktree-failed": {
+	"workspace-create-failed": {
 		exit: EXIT.error,
-		when: "The connector could not add a Planner document's worktree for the sandbox (retried on the backoff).",
+		when: "The connector could not make a workspace (its own git dir) for a run or a sandboxed Planner backend; a backend is retried on its backoff.",
+	},
+	"workspace-base-missing": {
+		exit: EXIT.error,
+		when: "A workspace's base commit is neither in the checkout nor given by the checkout's origin (or the checkout has no commit).",
+	},
+	"workspace-sync-failed": {
+		exit: EXIT.error,
+		when: "The connector could not bring a workspace's branches into the checkout under refs/remotes/chopin/; it tries again at the next sync.",
+	},
+	"run-record-invalid": {
+		exit: EXIT.error,
+		when: "A run's <state>/runs/<run id>/run.json is not valid JSON or does not match its schema.",
 	},
 	interrupted: { exit: EXIT.interrupted, when: "Interrupted (Ctrl-C / SIGINT or SIGTERM)." },
 } as const satisfies Record<string, ErrorEntry>;

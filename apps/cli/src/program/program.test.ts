@@ -19,7 +19,7 @@ describe("the program", () => {
 		ctx = createTestContext();
 		await runCli([], ctx);
 		const help = ctx.stdout.text();
-		for (const command of ["connect", "run", "status", "disconnect", "logs", "service"])
+		for (const command of ["connect", "run", "status", "disconnect", "logs", "workspaces", "service"])
 			expect(help).toContain(`  ${command}`);
 		expect(help).toContain("Examples:");
 	});
@@ -39,7 +39,7 @@ describe("the program", () => {
 				? command.commands.map((sub) => [command.name(), sub.name()])
 				: [[command.name()]],
 		);
-		expect(leaves.length).toBe(8);
+		expect(leaves.length).toBe(10);
 		for (const path of leaves) {
 			const out = createTestContext();
 			try {

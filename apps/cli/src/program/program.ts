@@ -9,6 +9,7 @@ import { type LogsOptions, logsCommand } from "../commands/logs";
 import { type RunOptions, runCommand } from "../commands/run";
 import { type ServiceRunners, serviceCommand } from "../commands/service";
 import { type StatusOptions, statusCommand } from "../commands/status";
+import { type WorkspacesRunners, workspacesCommand } from "../commands/workspaces";
 import type { CliContext } from "./context";
 import { CliError, sentence } from "./errors";
 
@@ -20,6 +21,7 @@ export interface Runners {
 	disconnect?: Run<DisconnectOptions>;
 	logs?: Run<LogsOptions>;
 	service?: ServiceRunners;
+	workspaces?: WorkspacesRunners;
 	bridge?: Run<BridgeOptions>;
 }
 
@@ -34,6 +36,7 @@ export function buildProgram(ctx: CliContext, runners: Runners = {}): Command {
 		.addCommand(statusCommand(ctx, runners.status))
 		.addCommand(disconnectCommand(ctx, runners.disconnect))
 		.addCommand(logsCommand(ctx, runners.logs))
+		.addCommand(workspacesCommand(ctx, runners.workspaces))
 		.addCommand(serviceCommand(ctx, runners.service))
 		// Plumbing a run's agent starts, not a command for people: documented in docs/cli.md, left out of --help.
 		.addCommand(bridgeCommand(ctx, runners.bridge), { hidden: true })

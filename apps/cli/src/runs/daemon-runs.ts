@@ -17,7 +17,7 @@ import { type CliContext, canPrompt } from "../program/context";
 import { ServerApi } from "../server-link/server-api";
 import type { CheckoutGate } from "../workspaces/gate";
 import { syncNamespace, type WorkspaceScope } from "../workspaces/refs";
-import { runWorkspacePath, writeRunRecord } from "../workspaces/run-record";
+import { listRunRecords, runEnded, runWorkspacePath, writeRunRecord } from "../workspaces/run-record";
 import { createRunWorkspace, runBranch } from "../workspaces/run-workspace";
 import { syncWorkspace } from "../workspaces/sync";
 import { sendFollowUp } from "./follow-up";
@@ -46,6 +46,7 @@ export const NO_AGENT_REASON =
 
 export function daemonRuns(options: DaemonRunsOptions): RunManager {
 	const { ctx } = options;
+	settleLeftRuns(ctx);
 	const acpCommand = options.config?.acpCommand;
 	// Only with a person at the terminal (the daemon in the foreground); under a service every request is declined.
 	const prompt = canPrompt(ctx)
@@ -61,6 +62,23 @@ export function daemonRuns(options: DaemonRunsOptions): RunManager {
 		create: (offer, token) =>
 			new MachineRun(offer, token, runParts(options, offer, acpCommand ?? [], prompt)),
 	});
+}
+
+/**
+ * Runs a daemon left live when it stopped without ending them (killed, a crash) are over: their processes went
+ * with it. Their records say stopped, so `chopin workspaces prune` may remove them in time; the server, which
+ * no longer hears of them, shows them lost and never starts them again by itself.
+ */
+function settleLeftRuns(ctx: CliContext): void {
+	for (const listed of listRunRecords(ctx.paths.stateDir)) {
+		if (!listed.record || runEnded(listed.record)) continue;
+		try {
+			writeRunRecord(ctx.paths.stateDir, { ...listed.record, status: "stopped", endedAt: ctx.clock.now() });
+			ctx.log.info({ run: listed.id }, "a run the previous daemon left unfinished is marked stopped");
+		} catch (error) {
+			ctx.log.warn({ run: listed.id, err: error }, "could not mark a run the previous daemon left as stopped");
+		}
+	}
 }
 
 function runParts(

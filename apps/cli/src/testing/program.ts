@@ -26,6 +26,7 @@ export async function parse(argv: string[], ctx: CliContext): Promise<Parsed | u
 			status: record("service status"),
 			uninstall: record("service uninstall"),
 		},
+		workspaces: { list: record("workspaces list"), prune: record("workspaces prune") },
 	});
 	return parsed;
 }
