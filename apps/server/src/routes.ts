@@ -2,6 +2,7 @@
 import { registerPlannerStatusRoute } from "./agent/planner-status-route";
 import { registerAgentRoutes } from "./agent/routes";
 import { registerAuthRoutes } from "./auth/routes";
+import { registerBuildRoutes } from "./builds/routes";
 import { registerChatRoutes } from "./chat/routes";
 import type { AppContext } from "./context";
 import { registerDecisionRoutes } from "./decisions/routes";
@@ -24,6 +25,7 @@ export function registerRoutes(router: Router, ctx: AppContext): void {
 	registerChatRoutes(router, ctx);
 	registerDecisionRoutes(router, ctx);
 	registerRunRoutes(router, ctx);
+	registerBuildRoutes(router, ctx);
 	registerPlannerStatusRoute(router, ctx);
 	registerLiveSocket(router, ctx);
 	registerPageRoutes(router, ctx);
