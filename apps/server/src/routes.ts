@@ -13,6 +13,7 @@ import { registerImageRoutes } from "./images/routes";
 import { registerInstallRoutes } from "./install/routes";
 import { registerLiveSocket } from "./live/socket";
 import { registerMachineRoutes } from "./machines/routes";
+import { registerMcpRoutes } from "./mcp/routes";
 import { registerRunRoutes } from "./runs/routes";
 import { registerPageRoutes } from "./web/routes";
 
@@ -31,4 +32,5 @@ export function registerRoutes(router: Router, ctx: AppContext): void {
 	registerPageRoutes(router, ctx);
 	registerInstallRoutes(router, ctx);
 	registerAgentRoutes(router, ctx);
+	registerMcpRoutes(router, ctx);
 }
