@@ -159,6 +159,13 @@ describe("a run's credential on /mcp", () => {
 		);
 	});
 
+	test("a failure inside a tool is a refusal with a code too (the document deleted under a run)", async () => {
+		s = await setupBuilds(clock);
+		const { mcp } = await claimedRun(s);
+		await s.server.context.domain.documents.softDelete(s.documentId);
+		expect((await mcp.refused("read_brief")).code).toBe("document-not-found");
+	});
+
 	test("each credential reports to its own run only", async () => {
 		s = await setupBuilds(clock);
 		const a = await claimedRun(s, { brief: "A" });

@@ -13,6 +13,7 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprot
 import { z } from "zod";
 import type { RunReport } from "../builds/reports";
 import type { AppContext } from "../context";
+import { DomainError } from "../domain-error";
 import type { McpPrincipal } from "./auth";
 import { invokePlanner } from "./invoke-tool";
 import { refusal, type ToolResult } from "./results";
@@ -65,7 +66,18 @@ export function mcpServerFor(ctx: AppContext, principal: McpPrincipal): Server {
 				`Invalid arguments for ${name}: ${where}${issue?.message ?? "invalid"}.`,
 			);
 		}
-		return call(ctx, principal, name, parsed.data, extra.signal);
+		try {
+			return await call(ctx, principal, name, parsed.data, extra.signal);
+		} catch (error) {
+			// A domain refusal keeps its code; anything else is logged, and the agent reads one sentence.
+			if (error instanceof DomainError) return refusal(error.code, error.message, error.hint);
+			ctx.log.error("mcp tool failed", { tool: name, error });
+			return refusal(
+				"internal",
+				"Something went wrong on the server.",
+				"Try again; if it keeps happening, tell the server's operator.",
+			);
+		}
 	});
 	return server;
 }
