@@ -102,6 +102,8 @@ export function toBuildView(build: Build, machine: ViewMachine, options: ViewOpt
 	actions.push("discard");
 	if (!live && build.status !== "succeeded") actions.push("start-again");
 	let control = build.control ?? undefined;
+	// A control still held when the run ended (by itself, or lost) was never sent: there is nothing to show.
+	if (control?.state === "held" && !live) control = undefined;
 	// Sent and unanswered for 10 s: said to be unconfirmed, whether or not the timer that says so has run.
 	if (control?.state === "sent" && now - control.at >= CONTROL_ANSWER_MS) {
 		control = { ...control, state: "unconfirmed" };

@@ -179,13 +179,16 @@ describe("offers and claims", () => {
 		await claim(s.machine, build.id);
 		await sync(s, s.machine);
 		await drop(s, s.machine);
-		// Its daemon restarted: the hello lists nothing.
+		// A stop meanwhile is held...
+		await s.post(`/api/builds/${build.id}/stop`);
+		// ...but its daemon restarted: the hello lists nothing.
 		const back = await reconnect(s, []);
 		await sync(s, back);
 		const lost = await readRun(s, build.id);
 		expect(lost).toMatchObject({ status: "lost", displayStatus: "lost", reason: LOST_REASON, live: false });
 		expect(lost.actions).toEqual(["discard", "start-again"]);
-		expect(back.queued.filter((m) => m.type === "run-offer")).toEqual([]);
+		expect(back.queued.filter((m) => m.type === "run-offer" || m.type === "run-control")).toEqual([]);
+		expect(lost.control).toBeUndefined();
 		// Starting it again is a new run.
 		const again = await startRun(s, { brief: build.brief });
 		expect(again.status).toBe(201);
