@@ -3,11 +3,13 @@ import { type Clock, systemClock } from "@chopin/agent-link/clock";
 import { createPlannerService, type PlannerService } from "./agent/planner-service";
 import { createIdentity, type Identity } from "./auth/identity";
 import { Sessions } from "./auth/sessions";
+import { Builds } from "./builds/service";
 import type { Config } from "./config";
 import { ensureDataDir, loadSecretKey } from "./data-dir";
 import { createDomain, type Domain, startDomain } from "./domain";
 import { SocketRegistry } from "./http/sockets";
 import { createLogger, type Logger } from "./log";
+import { connectMachinesToBuilds, machinePort } from "./machine-builds";
 import { connectMachinesToPlanner } from "./machine-planners";
 import { Machines } from "./machines/service";
 import { Secret } from "./secret";
@@ -39,6 +41,8 @@ export interface AppContext {
 	readonly domain: Domain;
 	/** Paired machines: pairing, credentials, the control channel, machine choice (machines/service.ts). */
 	readonly machines: Machines;
+	/** Builds and investigations on paired machines, and their runs' credentials for /mcp (builds/service.ts). */
+	readonly builds: Builds;
 	/** The agent endpoint: attached Planners, @chopin messages (handleMessage), Reset/Stop/Resume (agent/planner-service.ts). */
 	readonly planner: PlannerService;
 	/**
@@ -109,6 +113,22 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 	});
 	machines.start();
 	stopHooks.push(() => machines.stop());
+	const builds = new Builds({
+		store,
+		clock,
+		log: log.child({ component: "builds" }),
+		hub: domain.hub,
+		documents: domain.documents,
+		settings: () => ({
+			publicUrl: context.config.publicUrl,
+			offlineGraceMs: context.config.machines.offlineGraceMs,
+		}),
+		machines: machinePort(machines),
+	});
+	stopHooks.push(async () => {
+		builds.shutdown();
+		await builds.settled();
+	});
 	const context: AppContext = {
 		// A copy: starting on port 0 fills in publicUrl, and the caller's config must stay as given.
 		config: { ...config },
@@ -123,6 +143,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 		sessions,
 		domain,
 		machines,
+		builds,
 		planner: createPlannerService({
 			get config() {
 				return context.config;
@@ -138,7 +159,10 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 		},
 	};
 	stopHooks.push(connectMachinesToPlanner(machines, context.planner));
+	stopHooks.push(connectMachinesToBuilds(machines, builds));
 	internals.set(context, { stopHooks, ownsStore: !overrides.store });
+	// Once the context exists: the builds' settings read its config.
+	await builds.boot();
 	return context;
 }
 

@@ -2,6 +2,7 @@
 import { registerPlannerStatusRoute } from "./agent/planner-status-route";
 import { registerAgentRoutes } from "./agent/routes";
 import { registerAuthRoutes } from "./auth/routes";
+import { registerBuildRoutes } from "./builds/routes";
 import { registerChatRoutes } from "./chat/routes";
 import type { AppContext } from "./context";
 import { registerDecisionRoutes } from "./decisions/routes";
@@ -12,6 +13,7 @@ import { registerImageRoutes } from "./images/routes";
 import { registerInstallRoutes } from "./install/routes";
 import { registerLiveSocket } from "./live/socket";
 import { registerMachineRoutes } from "./machines/routes";
+import { registerMcpRoutes } from "./mcp/routes";
 import { registerRunRoutes } from "./runs/routes";
 import { registerPageRoutes } from "./web/routes";
 
@@ -24,9 +26,11 @@ export function registerRoutes(router: Router, ctx: AppContext): void {
 	registerChatRoutes(router, ctx);
 	registerDecisionRoutes(router, ctx);
 	registerRunRoutes(router, ctx);
+	registerBuildRoutes(router, ctx);
 	registerPlannerStatusRoute(router, ctx);
 	registerLiveSocket(router, ctx);
 	registerPageRoutes(router, ctx);
 	registerInstallRoutes(router, ctx);
 	registerAgentRoutes(router, ctx);
+	registerMcpRoutes(router, ctx);
 }

@@ -2,7 +2,6 @@
 // its turn only while it holds runs or questions), the prompt `@login: text`, instructions with the bounded
 // transcript, and the reply streamed live into Chat. An interrupted turn is never replayed.
 
-import type { MessageView } from "../chat/message-view";
 import type { ReplyService } from "../chat/replies";
 import type { Logger } from "../log";
 import type { AttachedPlanner } from "./attached";
@@ -21,6 +20,8 @@ export class ChatReplySink implements TurnSink {
 	#scheduled = false;
 	/** Settles once the reply's end is stored. */
 	finished: Promise<unknown> = Promise.resolve();
+	/** How the turn ended, once it has. */
+	outcome: TurnOutcome | undefined;
 
 	constructor(
 		private readonly replies: ReplyService,
@@ -70,6 +71,7 @@ export class ChatReplySink implements TurnSink {
 		if (this.#ended) return;
 		this.#flushText();
 		this.#ended = true;
+		this.outcome = outcome;
 		const finish =
 			outcome.status === "finished"
 				? ({ status: "done" } as const)
@@ -89,52 +91,76 @@ export class ChatReplySink implements TurnSink {
 	}
 }
 
+/** A turn that answers a Chat message: the reply is a reply to it, the transcript ends before it. */
+export interface ChatTurn {
+	/** The message the reply answers (a person's message, or a notice of who asked). */
+	replyTo: string;
+	/** Its seq: the transcript the turn is given holds what came before it. */
+	before: number;
+	prompt: string;
+}
+
+/** How a Chat turn ended: its reply's id once it had one, and the turn's outcome (failed when it never ran). */
+export interface ChatTurnEnd {
+	replyId?: string;
+	outcome: TurnOutcome;
+}
+
 /**
- * Runs the turn a person's message began, on the attached Planner the caller reserved (busy). The
+ * Runs a turn that answers a Chat message, on the attached Planner the caller reserved (busy). The
  * reply exists at once, so the page shows chopin answering; every failure before or during the turn
- * ends it failed with a line saying why.
+ * ends it failed with a line saying why. Resolves once the reply's end is stored.
  */
-export async function runChatTurn(
-	planner: AttachedPlanner,
-	message: MessageView,
-	author: string,
-): Promise<void> {
+export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn): Promise<ChatTurnEnd> {
 	const { domain, log } = planner.deps;
 	const documentId = planner.document.id;
+	let sink: ChatReplySink | undefined;
 	try {
-		const reply = await domain.chat.replies.start(documentId, { replyTo: message.id });
-		const sink = new ChatReplySink(domain.chat.replies, reply.id, log);
-		const failed = (text: string) => sink.ended({ status: "failed", message: text });
+		const reply = await domain.chat.replies.start(documentId, { replyTo: chatTurn.replyTo });
+		const replies = new ChatReplySink(domain.chat.replies, reply.id, log);
+		sink = replies;
+		const ended = async (): Promise<ChatTurnEnd> => {
+			await replies.finished;
+			return {
+				replyId: reply.id,
+				outcome: replies.outcome ?? { status: "failed", message: wording.turnFailed() },
+			};
+		};
+		const failed = (text: string) => {
+			replies.ended({ status: "failed", message: text });
+			return ended();
+		};
 		// Access is checked before the session starts and again before its turn.
 		const before = await planner.guard();
-		if (!before.ok) return failed(before.message);
+		if (!before.ok) return await failed(before.message);
 		let session: Awaited<ReturnType<typeof planner.startSession>>;
 		try {
 			session = await planner.startSession("planner");
 		} catch (error) {
-			if (error instanceof StartFailed) return failed(error.message);
+			if (error instanceof StartFailed) return await failed(error.message);
 			throw error;
 		}
 		planner.claim(session);
 		try {
 			const again = await planner.guard();
-			if (!again.ok) return failed(again.message);
-			const context = await domain.chat.chatContext(documentId, { before: message.seq });
+			if (!again.ok) return await failed(again.message);
+			const context = await domain.chat.chatContext(documentId, { before: chatTurn.before });
 			const turn = planner.runTurn(
 				session,
-				{
-					prompt: `@${author}: ${message.body}`,
-					instructions: plannerInstructions(planner.document, context.transcript),
-				},
-				sink,
+				{ prompt: chatTurn.prompt, instructions: plannerInstructions(planner.document, context.transcript) },
+				replies,
 			);
 			await turn.done;
 		} finally {
 			planner.release(session);
 		}
-		await sink.finished;
+		return await ended();
 	} catch (error) {
 		log.error("chat turn failed", { error, document: documentId });
+		return {
+			...(sink && { replyId: sink.replyId }),
+			outcome: { status: "failed", message: wording.turnFailed() },
+		};
 	} finally {
 		planner.idle();
 	}

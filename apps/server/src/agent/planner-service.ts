@@ -6,6 +6,7 @@ import type { SocketHandlers } from "../http/sockets";
 import type { PLANNER_STATES } from "../live/events";
 import type { ControlAction } from "./control";
 import type { AgentDeps } from "./deps";
+import type { InvokeInput, InvokeResult } from "./invoke";
 import type { JobInput, JobResult } from "./jobs";
 import { Planner } from "./planner";
 import type { BearerResolvers } from "./principal";
@@ -83,6 +84,13 @@ export interface PlannerService {
 	 * service's errors (ChatError: empty, too long, archived, ...) for a message it cannot take.
 	 */
 	handleMessage(input: { documentId: string; author: string; body: string }): Promise<PlannerMessageResult>;
+	/**
+	 * An invoke_planner call (Chopin's /mcp): the same path as an @chopin message (a stale link closed, a
+	 * machine asked to start a Planner and the wait, the spec's refusals, planner-busy), shown in Chat as
+	 * a notice of who asked; resolves with the Planner's reply once its turn ends (at most
+	 * INVOKE_REPLY_WAIT_MS). `system` (as: "system") is refused planner-forbidden unless `by` holds the Planner.
+	 */
+	invoke(input: InvokeInput): Promise<InvokeResult>;
 	/** The document's Planner as pages show it; also published as planner.status live events. */
 	status(documentId: string): PlannerStatus;
 	/** A repository writer's Reset: the attached link is refused access-revoked (4403), a grace period ends. */

@@ -5,13 +5,13 @@ import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
-import { accessDeps, actingAuthorization } from "./access";
 import { checkAttach } from "./attach";
 import { AttachedPlanner } from "./attached";
 import { runChatTurn } from "./chat-turns";
 import type { ControlAction } from "./control";
 import type { AgentDeps } from "./deps";
 import { documentIdOf, documentUrl } from "./document-ref";
+import { type InvokeInput, type InvokeResult, invokeTurn } from "./invoke";
 import { type JobInput, type JobResult, runJob } from "./jobs";
 import { AgentLink, type CloseCause, type LinkEvents } from "./link";
 import { Ownership } from "./ownership";
@@ -24,6 +24,7 @@ import type {
 	PlannerStatus,
 } from "./planner-service";
 import { accountResolver, BearerResolvers } from "./principal";
+import { AttachWaiters, type ReserveDeps, reservePlanner } from "./reserve";
 import type { AgentSocketData } from "./upgrade";
 import { wording } from "./wording";
 
@@ -45,10 +46,20 @@ export class Planner implements PlannerService {
 	readonly #unsubscribe: (() => void)[] = [];
 	#starter: PlannerStarter | undefined;
 	/** Per document: what waits for its Planner to attach (an @chopin message while a machine starts one). */
-	readonly #attachWaiters = new Map<string, Set<() => void>>();
+	readonly #waiters: AttachWaiters;
+	readonly #reserve: ReserveDeps;
 
 	constructor(private readonly deps: AgentDeps) {
 		this.resolvers = new BearerResolvers(accountResolver(deps.identity));
+		this.#waiters = new AttachWaiters(deps.clock);
+		this.#reserve = {
+			deps,
+			attached: (id) => this.#attached.get(id),
+			holder: (id) => this.#ownership.holder(id),
+			starter: () => this.#starter,
+			waiters: this.#waiters,
+			publish: (id) => this.#publish(id),
+		};
 		this.#ownership = new Ownership(
 			deps.clock,
 			() => deps.config.plannerAttachGraceMs,
@@ -79,21 +90,9 @@ export class Planner implements PlannerService {
 			const posted = await chat.post(input.documentId, { author: input.author, body: input.body });
 			return { status: "sent", message: posted.message, turn: false };
 		}
-		let planner = this.#attached.get(input.documentId);
-		// A stale link (its owner's sign-in ended unnoticed) is closed, and the message refused as without one.
-		if (planner && !actingAuthorization(accessDeps(this.deps), planner.owner)) {
-			planner.link.refuse("sign-in-required", wording.signInEnded(planner.login, this.deps.config.publicUrl));
-			planner = undefined;
-		}
-		if (!planner) {
-			const started = await this.#startOnMachine(input.documentId, input.author);
-			if (!started.ok) return started.refusal;
-			planner = started.planner;
-		}
-		this.#starter?.used(input.documentId);
-		if (planner.busy) return { status: "refused", code: "planner-busy", message: wording.busy() };
-		planner.busy = true;
-		this.#publish(input.documentId);
+		const reserved = await reservePlanner(this.#reserve, input.documentId, input.author);
+		if (!reserved.ok) return reserved.refusal as PlannerMessageResult;
+		const { planner } = reserved;
 		let message: MessageView;
 		try {
 			message = (await chat.post(input.documentId, { author: input.author, body: input.body })).message;
@@ -101,8 +100,23 @@ export class Planner implements PlannerService {
 			planner.idle();
 			throw error;
 		}
-		void runChatTurn(planner, message, input.author);
+		void runChatTurn(planner, {
+			replyTo: message.id,
+			before: message.seq,
+			prompt: `@${input.author}: ${message.body}`,
+		});
 		return { status: "sent", message, turn: true };
+	}
+
+	async invoke(input: InvokeInput): Promise<InvokeResult> {
+		const reserved = await reservePlanner(this.#reserve, input.documentId, input.by, (planner) =>
+			// An automatic follow-up comes only from the account that holds the Planner.
+			input.system && planner.login.toLowerCase() !== input.by.toLowerCase()
+				? { status: "refused", code: "planner-forbidden", message: wording.systemForbidden(planner.login) }
+				: undefined,
+		);
+		if (!reserved.ok) return reserved.refusal;
+		return invokeTurn(reserved.planner, input);
 	}
 
 	status(documentId: string): PlannerStatus {
@@ -217,7 +231,7 @@ export class Planner implements PlannerService {
 			link.close({ code: 1012, reason: "server restarting", ownership: "release" });
 		}
 		while (this.#teardowns.size) await Promise.allSettled([...this.#teardowns]);
-		for (const waiters of [...this.#attachWaiters.values()]) for (const wake of [...waiters]) wake();
+		this.#waiters.wakeAll();
 		this.#ownership.clear();
 		for (const off of this.#unsubscribe.splice(0)) off();
 	}
@@ -270,9 +284,7 @@ export class Planner implements PlannerService {
 		link.send({ type: "attached", version: 1, document: attached, ...(features && { features }) });
 		this.deps.log.info("agent attached", { link: link.id, document: document.id, login: principal.login });
 		if (principal.kind === "machine") this.#starter?.attached(document.id);
-		const waiters = this.#attachWaiters.get(document.id);
-		this.#attachWaiters.delete(document.id);
-		for (const wake of waiters ?? []) wake();
+		this.#waiters.wake(document.id);
 	}
 
 	/** The same machine attached again: its earlier link (stale, or a second backend) is closed, its Planner let go. */
@@ -281,63 +293,6 @@ export class Planner implements PlannerService {
 		if (this.#attached.get(documentId) === old) this.#attached.delete(documentId);
 		this.#links.get(linkId)?.refuse("planner-attached", wording.replacedBySameMachine(login));
 		this.deps.log.info("agent link replaced by the same machine", { link: linkId, document: documentId });
-	}
-
-	/**
-	 * No Planner is attached to the document: a machine of the author's is asked to start one, and
-	 * the message waits up to PLANNER_CONNECT_WAIT_MS for it to attach (spec: Without an attached
-	 * Planner). Otherwise the refusal says why, in the spec's words.
-	 */
-	async #startOnMachine(
-		documentId: string,
-		author: string,
-	): Promise<{ ok: true; planner: AttachedPlanner } | { ok: false; refusal: PlannerMessageResult }> {
-		const refuse = (message: string) => ({
-			ok: false as const,
-			refusal: { status: "refused" as const, code: "planner-not-attached" as const, message },
-		});
-		const holder = this.#ownership.holder(documentId);
-		if (holder?.state === "grace") return refuse(wording.machineOffline(holder.login));
-		const starter = this.#starter;
-		if (!starter?.enabled()) {
-			// No paired machines here: the sentence names the document URL to connect a client to.
-			const document = await this.deps.domain.documents.get(documentId);
-			return refuse(
-				wording.notAttached(documentUrl(this.deps.config.publicUrl, document.id), document.repository),
-			);
-		}
-		const failing = starter.failing(documentId);
-		const answer = await starter.start(documentId, author);
-		if (answer.status === "offline") return refuse(wording.machineOffline(answer.login));
-		if (answer.status === "none") return refuse(wording.connectMachine());
-		// Exiting before attaching again and again: say why now rather than after another wait.
-		if (failing) return refuse(wording.cantConnect(failing.login, failing.reason));
-		const planner = this.#attached.get(documentId) ?? (await this.#waitForAttach(documentId));
-		if (planner) return { ok: true, planner };
-		const failed = starter.failing(documentId);
-		return refuse(
-			failed ? wording.cantConnect(failed.login, failed.reason) : wording.stillConnecting(answer.login),
-		);
-	}
-
-	/** Resolves with the document's Planner once one attaches, or undefined after PLANNER_CONNECT_WAIT_MS. */
-	#waitForAttach(documentId: string): Promise<AttachedPlanner | undefined> {
-		const waitMs = this.deps.config.plannerConnectWaitMs;
-		if (waitMs === 0) return Promise.resolve(undefined);
-		return new Promise((resolve) => {
-			const waiters = this.#attachWaiters.get(documentId) ?? new Set<() => void>();
-			this.#attachWaiters.set(documentId, waiters);
-			const wake = () => {
-				timer.cancel();
-				waiters.delete(wake);
-				if (waiters.size === 0 && this.#attachWaiters.get(documentId) === waiters) {
-					this.#attachWaiters.delete(documentId);
-				}
-				resolve(this.#attached.get(documentId));
-			};
-			const timer = this.deps.clock.setTimeout(wake, waitMs);
-			waiters.add(wake);
-		});
 	}
 
 	#message(link: AgentLink, message: Exclude<ClientMessage, Attach>): void {

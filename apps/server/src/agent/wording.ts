@@ -93,6 +93,20 @@ export const wording = {
 	machineOffline: (login: string) =>
 		`@${login}'s machine is offline, so this message wasn't sent. Send it again when it's back.`,
 
+	/** invoke_planner as: "system" from an account that does not hold the document's Planner. */
+	systemForbidden: (holder: string) =>
+		`Only @${holder}, who holds this document's Planner, can send it an automatic follow-up.`,
+
+	/** Chat notices of an invoke_planner call: who asked (the request follows on its own lines). */
+	invokeNotice: (asker: string) => `${asker} asked @${PLANNER}:`,
+	followUpNotice: (about: string) => `An automatic follow-up from Chopin (${about}) for @${PLANNER}:`,
+
+	/** invoke_planner when the Planner's turn did not end within the wait, or the caller went away. */
+	invokeTimeout: () =>
+		`${PLANNER} has not finished its reply within 10 minutes. It goes on in the document's Chat; read it there.`,
+	invokeCancelled: () =>
+		`The request ended before ${PLANNER} finished its reply; it goes on in the document's Chat.`,
+
 	/** Chat: a message while the Planner works on a turn, without steer-turn. */
 	busy: () => `${PLANNER} can't take messages while it works on this machine. Stop it to ask now.`,
 

@@ -1,5 +1,7 @@
 // The live events of a document, as zod schemas: what services publish and the /ws socket sends to pages.
 import { z } from "zod";
+import { buildViewSchema } from "../builds/build-view";
+import { logLineSchema } from "../builds/log-lines";
 import { messageViewSchema } from "../chat/message-view";
 import { decisionViewSchema } from "../decisions/decision-view";
 import { documentChangeSchema, documentSummarySchema } from "../documents/document-view";
@@ -81,6 +83,25 @@ export const plannerStatusEventSchema = z.strictObject({
 });
 export type PlannerStatusEvent = z.infer<typeof plannerStatusEventSchema>;
 
+/**
+ * Builds and investigations that changed, each whole (as anyone reading the document sees it: no machine label
+ * or workspace path), and the ids of runs no longer listed (discarded).
+ */
+export const buildsUpdatedEventSchema = z.strictObject({
+	type: z.literal("builds.updated"),
+	documentId,
+	builds: z.array(buildViewSchema),
+	removed: z.array(z.string()),
+});
+
+/** Log lines appended to a run (numbered: a page that loaded up to `seq` skips what it has). */
+export const buildLogEventSchema = z.strictObject({
+	type: z.literal("build.log"),
+	documentId,
+	build: z.string(),
+	lines: z.array(logLineSchema),
+});
+
 export const liveEventSchema = z.discriminatedUnion("type", [
 	messageCreatedEventSchema,
 	messageUpdatedEventSchema,
@@ -90,6 +111,8 @@ export const liveEventSchema = z.discriminatedUnion("type", [
 	runsUpdatedEventSchema,
 	documentUpdatedEventSchema,
 	plannerStatusEventSchema,
+	buildsUpdatedEventSchema,
+	buildLogEventSchema,
 ]);
 export type LiveEvent = z.infer<typeof liveEventSchema>;
 export type LiveEventType = LiveEvent["type"];

@@ -74,6 +74,15 @@ export class MachineConnection {
 		this.ws.close(code, reason);
 	}
 
+	/** Resolves once every message handled so far (and any queued meanwhile) is done. */
+	async idle(): Promise<void> {
+		let chain: Promise<void>;
+		do {
+			chain = this.#chain;
+			await chain;
+		} while (chain !== this.#chain);
+	}
+
 	/** Runs fn after the messages before it: a report never overtakes the hello it follows. */
 	enqueue(fn: () => Promise<void>): Promise<void> {
 		const next = this.#chain.then(() => (this.open ? fn() : undefined));

@@ -52,8 +52,22 @@ export class ControlHost {
 		// (a write per machine is what a reconnect storm would wait on, each a sync of the database).
 		const same =
 			now - machine.lastContactAt < TOUCH_EVERY_MS &&
-			JSON.stringify([state.checkouts, state.runs, state.planners, state.sandbox, connection.client]) ===
-				JSON.stringify([machine.checkouts, machine.runs, machine.planners, machine.sandbox, machine.client]);
+			JSON.stringify([
+				state.checkouts,
+				state.runs,
+				state.planners,
+				state.sandbox,
+				state.runner ?? null,
+				connection.client,
+			]) ===
+				JSON.stringify([
+					machine.checkouts,
+					machine.runs,
+					machine.planners,
+					machine.sandbox,
+					machine.runner,
+					machine.client,
+				]);
 		if (!same) await saveState(store, machine.id, state, connection.client, now);
 		const repositories = uniqueRepositories(state.checkouts);
 		const access = await this.#access(machine.id, repositories);

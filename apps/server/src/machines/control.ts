@@ -23,6 +23,11 @@ import type { MachineState } from "./machine-rows";
 
 type Hello = Extract<MachineClientMessage, { type: "hello" }>;
 type PlannerEvent = Extract<MachineClientMessage, { type: "planner-event" }>;
+/** A machine's messages about its builds and investigations (run-claim, run-status, run-log, run-control-result). */
+export type RunClientMessage = Extract<
+	MachineClientMessage,
+	{ type: "run-claim" | "run-status" | "run-log" | "run-control-result" }
+>;
 type Welcome = Extract<MachineServerMessage, { type: "welcome" }>;
 
 export interface ControlDeps {
@@ -39,10 +44,15 @@ export interface ControlDeps {
 	};
 	/** The hello's state is stored and checked: the welcome to send, or a refusal that closes the socket. */
 	hello(connection: MachineConnection, hello: Hello): Promise<Welcome | MachineRefusal>;
-	/** The welcome went out: the machine is online. */
-	ready(connection: MachineConnection): void;
+	/**
+	 * The welcome went out: the machine is online. Awaited before the connection's next message is
+	 * handled, so what it does with the hello's runs (offers sent again, runs it forgot) comes first.
+	 */
+	ready(connection: MachineConnection, hello: Hello): void | Promise<void>;
 	report(connection: MachineConnection, state: MachineState): Promise<void>;
 	plannerEvent(connection: MachineConnection, event: PlannerEvent): Promise<void>;
+	/** A message about one of its runs. */
+	run(connection: MachineConnection, message: RunClientMessage): Promise<void>;
 	/** The machine's current socket closed (not one a newer socket replaced). */
 	offline(machineId: string): void;
 }
@@ -149,6 +159,11 @@ export class ControlChannel {
 		};
 	}
 
+	/** Resolves once every open connection has handled the messages it read so far (tests). */
+	async settled(): Promise<void> {
+		await Promise.all([...this.#connections.values()].map((c) => c.idle()));
+	}
+
 	/** Server stop: every socket hears `restarting`, then closes with 1012. */
 	stop(reconnectWithinMs: number): void {
 		this.#stopping = true;
@@ -212,7 +227,7 @@ export class ControlChannel {
 			}
 			connection.state = "ready";
 			connection.send(answer);
-			this.#deps.ready(connection);
+			await this.#deps.ready(connection, message);
 			return;
 		}
 		switch (message.type) {
@@ -226,6 +241,12 @@ export class ControlChannel {
 			}
 			case "planner-event":
 				await this.#deps.plannerEvent(connection, message);
+				return;
+			case "run-claim":
+			case "run-status":
+			case "run-log":
+			case "run-control-result":
+				await this.#deps.run(connection, message);
 				return;
 		}
 	}

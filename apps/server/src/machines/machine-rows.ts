@@ -6,7 +6,9 @@ import {
 	installMethodSchema,
 	type PlannerState,
 	plannerStateSchema,
+	type RunnerReport,
 	type RunState,
+	runnerReportSchema,
 	runStateSchema,
 	sandboxReportSchema,
 } from "@chopin/agent-link/machine";
@@ -27,6 +29,7 @@ const machineRowSchema = z.object({
 	runs: dbJson(z.array(runStateSchema)),
 	planners: dbJson(z.array(plannerStateSchema)),
 	sandbox: dbJson(sandboxReportSchema).nullable(),
+	runner: dbJson(runnerReportSchema).nullable(),
 	auto_run: dbBoolean,
 	credential_digest: z.string().nullable(),
 	created_at: z.number(),
@@ -51,6 +54,8 @@ export interface Machine {
 	runs: RunState[];
 	planners: PlannerState[];
 	sandbox: SandboxReport | null;
+	/** Whether it can run builds, as last reported; null from a CLI that does not report it (before builds). */
+	runner: RunnerReport | null;
 	autoRun: boolean;
 	/** False until its pairing was claimed: such a machine holds no credential yet. */
 	claimed: boolean;
@@ -78,6 +83,7 @@ function toMachine(row: MachineRow): Machine {
 		runs: row.runs,
 		planners: row.planners,
 		sandbox: row.sandbox,
+		runner: row.runner,
 		autoRun: row.auto_run,
 		claimed: row.credential_digest !== null,
 		createdAt: row.created_at,
@@ -123,6 +129,7 @@ export async function insertMachine(db: Db, m: NewMachine): Promise<void> {
 		runs: "[]",
 		planners: "[]",
 		sandbox: null,
+		runner: null,
 		auto_run: m.autoRun,
 		credential_digest: null,
 		created_at: m.now,
@@ -191,6 +198,7 @@ export interface MachineState {
 	runs: RunState[];
 	planners: PlannerState[];
 	sandbox: SandboxReport;
+	runner?: RunnerReport;
 }
 
 /** A hello's or report's complete state, as the machine's stored state, and the CLI it runs. */
@@ -206,16 +214,17 @@ export async function saveState(
 	const runs = JSON.stringify(state.runs);
 	const planners = JSON.stringify(state.planners);
 	const sandbox = JSON.stringify(state.sandbox);
+	const runner = state.runner ? JSON.stringify(state.runner) : null;
 	if (client) {
 		await db.sql`UPDATE machines SET repositories = ${repositories}, checkouts = ${checkouts}, runs = ${runs},
-			planners = ${planners}, sandbox = ${sandbox}, reported_at = ${now}, last_contact_at = ${now},
+			planners = ${planners}, sandbox = ${sandbox}, runner = ${runner}, reported_at = ${now}, last_contact_at = ${now},
 			client_version = ${client.version}, client_os = ${client.os}, client_arch = ${client.arch},
 			client_install = ${client.install}
 			WHERE id = ${id}`;
 		return;
 	}
 	await db.sql`UPDATE machines SET repositories = ${repositories}, checkouts = ${checkouts}, runs = ${runs},
-		planners = ${planners}, sandbox = ${sandbox}, reported_at = ${now}, last_contact_at = ${now}
+		planners = ${planners}, sandbox = ${sandbox}, runner = ${runner}, reported_at = ${now}, last_contact_at = ${now}
 		WHERE id = ${id}`;
 }
 

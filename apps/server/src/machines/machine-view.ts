@@ -4,6 +4,7 @@ import {
 	checkoutSchema,
 	clientInfoSchema,
 	plannerStateSchema,
+	runnerReportSchema,
 	runStateSchema,
 	sandboxReportSchema,
 } from "@chopin/agent-link/machine";
@@ -44,6 +45,8 @@ export const machineViewSchema = z.strictObject({
 	/** Its GitHub authorization ended: it must be paired again. */
 	reauthorize: z.boolean(),
 	sandbox: sandboxReportSchema.nullable(),
+	/** Whether it can run builds, as last reported; null from a CLI before builds (it cannot). */
+	runner: runnerReportSchema.nullable(),
 	/** The Planner backends it runs, with their worktrees, as last reported. */
 	planners: z.array(plannerStateSchema),
 	runs: z.array(machineRunViewSchema),
@@ -86,6 +89,7 @@ export function toMachineView(
 		reportedAt: machine.reportedAt,
 		reauthorize: machine.reauthorize,
 		sandbox: machine.sandbox,
+		runner: machine.runner,
 		planners: machine.planners,
 		// Away since it was last heard from: that is durable, so a restart does not reset the grace.
 		runs: machine.runs.map((r) => runDisplay(r, online, machine.lastContactAt, now, graceMs)),

@@ -1,6 +1,7 @@
 // The machines domain on the context (`ctx.machines`): pairing, credentials, the control channel, revocation, machine
 // choice and Planner assignments, and the events and checks the agent endpoint uses.
 import type { Clock, Timer } from "@chopin/agent-link/clock";
+import type { MachineServerMessage, RunState } from "@chopin/agent-link/machine";
 import type { Identity } from "../auth/identity";
 import type { Config } from "../config";
 import type { Domain } from "../domain";
@@ -8,12 +9,13 @@ import type { Logger } from "../log";
 import type { Store } from "../store/store";
 import { Assignments, type Withdrawal } from "./assignments";
 import { MachineAuthorizations } from "./authorizations";
+import { type Choice, chooseMachine } from "./choice";
 import type { VersionPolicy } from "./client-version";
-import { ControlChannel } from "./control";
+import { ControlChannel, type RunClientMessage } from "./control";
 import { ControlHost } from "./control-host";
 import { machineReauthorize, machineRevoked } from "./errors";
 import { MachineAuth } from "./machine-auth";
-import { getMachine, listByOwner, markReauthorize, revokeMachine } from "./machine-rows";
+import { getMachine, listByOwner, type Machine, markReauthorize, revokeMachine } from "./machine-rows";
 import { type MachineView, toMachineView } from "./machine-view";
 import { Pairings } from "./pairings";
 import { PlannerAccess } from "./planner-access";
@@ -38,6 +40,21 @@ export interface MachinesDeps {
 
 type Listener<A extends unknown[]> = (...args: A) => void;
 
+export type { RunClientMessage };
+
+/**
+ * What handles a machine's builds and investigations (the builds domain, through machine-builds.ts). Each is
+ * awaited before the connection's next message is handled.
+ */
+export interface MachineRunHandler {
+	/** The machine said hello and was welcomed: the runs it says it holds. */
+	ready(machineId: string, runs: RunState[]): Promise<void>;
+	/** A report's runs (the machine's complete list). */
+	reported(machineId: string, runs: RunState[]): Promise<void>;
+	/** A run-claim, run-status, run-log or run-control-result. */
+	message(machineId: string, message: RunClientMessage): Promise<void>;
+}
+
 export class Machines {
 	readonly authorizations: MachineAuthorizations;
 	readonly auth: MachineAuth;
@@ -54,6 +71,7 @@ export class Machines {
 	readonly #changed = new Set<Listener<[string]>>();
 	readonly #pending = new Set<Promise<unknown>>();
 	#timer: Timer | undefined;
+	#runs: MachineRunHandler | undefined;
 	#unsubscribe: (() => void) | undefined;
 	#stopped = false;
 
@@ -142,12 +160,19 @@ export class Machines {
 				};
 			},
 			hello: (connection, hello) => host.hello(connection, hello),
-			ready: (connection) => {
+			ready: async (connection, hello) => {
 				if (connection.plannersDirty) this.#background(this.#sendPlanners(connection.machineId));
 				this.#emitChanged(connection.machineId);
+				await this.#runs?.ready(connection.machineId, hello.runs);
 			},
-			report: (connection, state) => host.report(connection, state),
+			report: async (connection, state) => {
+				await host.report(connection, state);
+				await this.#runs?.reported(connection.machineId, state.runs);
+			},
 			plannerEvent: (connection, event) => host.plannerEvent(connection, event),
+			run: async (connection, message) => {
+				await this.#runs?.message(connection.machineId, message);
+			},
 			offline: (id) => this.#background(host.offline(id)),
 		});
 	}
@@ -232,6 +257,36 @@ export class Machines {
 	/** Adds a check of whether a document is busy (a reply in progress): busy documents are never withdrawn. */
 	addBusyCheck(check: (documentId: string) => boolean | Promise<boolean>): () => void {
 		return this.usage.addBusyCheck(check);
+	}
+
+	// --- for the builds domain ----------------------------------------------------------------
+
+	/** Plugs in what handles the machines' runs; returns its removal. */
+	setRunHandler(handler: MachineRunHandler): () => void {
+		this.#runs = handler;
+		return () => {
+			if (this.#runs === handler) this.#runs = undefined;
+		};
+	}
+
+	/** Sends to the machine's control channel; false when it is not online. */
+	send(machineId: string, message: MachineServerMessage): boolean {
+		return this.control.send(machineId, message);
+	}
+
+	/** Whether the machine has a control channel that said hello. */
+	isOnline(machineId: string): boolean {
+		return this.control.isOnline(machineId);
+	}
+
+	/** The machine's row as stored (revoked or not), or undefined. */
+	machine(machineId: string): Promise<Machine | undefined> {
+		return getMachine(this.#deps.store, machineId);
+	}
+
+	/** The person's choice of machine for a document (choice.ts): an override or pin even when offline. */
+	choose(login: string, documentId: string, repository: string): Promise<Choice | undefined> {
+		return chooseMachine(this.#deps.store, { login, documentId, repository }, (id) => this.isOnline(id));
 	}
 
 	// --- revocation ----------------------------------------------------------------------------
@@ -351,8 +406,12 @@ export class Machines {
 		this.#pending.add(tracked);
 	}
 
-	/** Resolves once background work started so far (sends, sweeps, reauthorizations) has finished. */
+	/**
+	 * Resolves once background work started so far (sends, sweeps, reauthorizations) and the messages
+	 * the control channels have read so far are handled.
+	 */
 	async settled(): Promise<void> {
+		await this.control.settled();
 		while (this.#pending.size) await Promise.allSettled([...this.#pending]);
 	}
 

@@ -93,5 +93,9 @@ export function applyEvent(state: DocumentState, event: LiveEvent): DocumentStat
 			const { type: _type, documentId: _id, ...planner } = event;
 			return { ...state, planner };
 		}
+		case "builds.updated":
+		case "build.log":
+			// Builds and investigations are not on the page yet (their panel keeps its own state).
+			return state;
 	}
 }

@@ -2,6 +2,7 @@
 import { sql as initial } from "./0001_initial";
 import { sql as domainServices } from "./0002_domain_services";
 import { sql as machines } from "./0003_machines";
+import { sql as builds } from "./0004_builds";
 
 export interface Migration {
 	version: number;
@@ -14,6 +15,7 @@ export const MIGRATIONS: readonly Migration[] = defineMigrations({
 	"0001_initial": initial,
 	"0002_domain_services": domainServices,
 	"0003_machines": machines,
+	"0004_builds": builds,
 });
 
 export function defineMigrations(files: Record<string, string>): Migration[] {
