@@ -3,7 +3,7 @@
 //
 // Start-up time matters (every command pays it; see docs/install.md § Start-up time): the command tree and zod are
 // loaded after the context, execa with the first command that spawns.
-import { killLiveGroups } from "./planners/live-groups";
+import { killLiveGroups } from "./processes/live-groups";
 import { processContext } from "./program/process-context";
 import { runAsProcess } from "./program/process-run";
 

@@ -12,7 +12,7 @@ import { readLog } from "../testing/cli-process";
 import { createTestContext, makeTempDir, type TestContext } from "../testing/context";
 import { git } from "../testing/git";
 import { type MachineServer, makeCliHome, pairHome, startMachineServer } from "../testing/machine-server";
-import { groupAlive } from "./process-group";
+import { groupAlive } from "../processes/process-group";
 import { type PlannerEvent, PlannerSupervisor, type SupervisorDeps } from "./supervisor";
 
 const BACKEND = join(import.meta.dir, "..", "testing", "fixtures", "planner-backend.sh");

@@ -11,7 +11,7 @@ import type { Secrets } from "../local/secrets";
 import type { CliError } from "../program/errors";
 import { launchEnvironment } from "./launch-env";
 import { backendOutput } from "./output-lines";
-import { type BackendGroup, spawnGroup } from "./process-group";
+import { type BackendGroup, spawnGroup } from "../processes/process-group";
 import { GITHUB_RENEW_BEFORE_MS, PLANNER_RENEW_BEFORE_MS, Renewals, verdictOf } from "./renewal";
 import { type SandboxKind, sandboxedArgv } from "./sandbox";
 import { TokenFile } from "./token-file";
