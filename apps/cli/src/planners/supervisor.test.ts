@@ -6,13 +6,13 @@ import { join } from "node:path";
 import { Backoff } from "@chopin/agent-link/backoff";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { isAlive as isLive } from "../local/process-liveness";
+import { groupAlive } from "../processes/process-group";
 import type { CliError } from "../program/errors";
 import { ServerApi } from "../server-link/server-api";
 import { readLog } from "../testing/cli-process";
 import { createTestContext, makeTempDir, type TestContext } from "../testing/context";
 import { git } from "../testing/git";
 import { type MachineServer, makeCliHome, pairHome, startMachineServer } from "../testing/machine-server";
-import { groupAlive } from "../processes/process-group";
 import { type PlannerEvent, PlannerSupervisor, type SupervisorDeps } from "./supervisor";
 
 const BACKEND = join(import.meta.dir, "..", "testing", "fixtures", "planner-backend.sh");

@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 import type { Clock } from "@chopin/agent-link/clock";
 import type { Platform } from "../local/paths";
-import { addLiveGroup, removeLiveGroup } from "./live-groups";
+import { addLiveScope, removeLiveScope } from "./live-scopes";
 
 /** How long a backend's group has between SIGTERM and SIGKILL (agent-connection.md: 5 seconds). */
 export const STOP_GRACE_MS = 5_000;
@@ -65,7 +65,8 @@ export function spawnGroup(options: GroupOptions): BackendGroup {
 		child.once("exit", (code, signal) => {
 			leaderGone = true;
 			// Nothing of the group is left: forget it, so a pid used again later is never signalled.
-			if (child.pid !== undefined && !windows && !groupAlive(child.pid)) removeLiveGroup(child.pid);
+			if (child.pid !== undefined && !windows && !groupAlive(child.pid))
+				removeLiveScope(`group-${child.pid}`);
 			resolve({ code, signal });
 		});
 	});
@@ -75,14 +76,18 @@ export function spawnGroup(options: GroupOptions): BackendGroup {
 	});
 	const pid = child.pid;
 	const graceMs = options.graceMs ?? STOP_GRACE_MS;
-	if (pid !== undefined) addLiveGroup(pid);
+	if (pid !== undefined)
+		addLiveScope(`group-${pid}`, () => {
+			if (windows) Bun.spawnSync(windowsKillArgv(pid), { stdio: ["ignore", "ignore", "ignore"] });
+			else signalGroup(pid, "SIGKILL");
+		});
 
 	const stop = async (): Promise<void> => {
 		if (pid === undefined) return;
 		try {
 			await stopGroup(pid);
 		} finally {
-			removeLiveGroup(pid);
+			removeLiveScope(`group-${pid}`);
 		}
 	};
 	const stopGroup = async (pid: number): Promise<void> => {
