@@ -48,6 +48,8 @@ describe("the process table", () => {
 	test("a process's environment entry, and its pid in its own PID namespace", async () => {
 		const child = Bun.spawn(["sleep", "30"], { env: { PATH: process.env.PATH ?? "", MARK: "yes-1" } });
 		children.push(child);
+		// Until it has exec'd, the child is a copy of this process with this process's environment.
+		for (let i = 0; i < 500 && !hasEnvironmentEntry(child.pid, "MARK=yes-1"); i++) await Bun.sleep(10);
 		expect(hasEnvironmentEntry(child.pid, "MARK=yes-1")).toBe(true);
 		expect(hasEnvironmentEntry(child.pid, "MARK=yes")).toBe(false);
 		expect(hasEnvironmentEntry(999_999_999, "MARK=yes-1")).toBe(false);

@@ -28,7 +28,8 @@ export interface ScopeIdentity {
 export interface ScopeMember extends ProcessInfo {
 	/**
 	 * bubblewrap's own processes in the pid-namespace mode (the leader, and the namespace's init):
-	 * SIGTERM would kill them at once and the namespace with them, so the grace goes to the others.
+	 * SIGTERM would kill the leader at once and the namespace with it (and the init ignores it), so
+	 * the grace goes to the others.
 	 */
 	wrapper: boolean;
 }
@@ -77,9 +78,13 @@ export function findMembers(scope: ScopeIdentity): ScopeMember[] {
 	return members.sort((a, b) => (a.pid === scope.leader ? -1 : b.pid === scope.leader ? 1 : a.pid - b.pid));
 }
 
+/**
+ * bwrap, or a PID namespace's init: from outside its namespace an init gets only the signals it
+ * handles (bwrap handles none), so SIGTERM would do nothing but leave it to the grace period.
+ */
 function isWrapper(scope: ScopeIdentity, p: ProcessInfo): boolean {
 	if (scope.mode !== "pid-namespace") return false;
-	return p.pid === scope.leader || (p.ppid === scope.leader && namespacePid(p.pid) === 1);
+	return p.pid === scope.leader || namespacePid(p.pid) === 1;
 }
 
 function windowsLeader(scope: ScopeIdentity): ScopeMember[] {

@@ -230,6 +230,25 @@ describe.if(bwrapWorks)("a scope whose argv is a bubblewrap sandbox already", ()
 	);
 });
 
+describe.if(bwrapWorks)("a scope whose bwrap is killed during its set-up", () => {
+	test(
+		"the namespace's init it leaves (it ignores SIGTERM from outside) goes at once: stop() needs no grace",
+		async () => {
+			const containment = MODES[0]!.containment;
+			for (let i = 0; i < 20; i++) {
+				const { scope, tag } = launch(containment, {}, { clock: new ManualClock() });
+				// At once: often before bwrap's namespace init has asked to die with it.
+				process.kill(scope.pid!, "SIGKILL");
+				await scope.exited;
+				// On a ManualClock nobody advances: a stop that waited for the grace period would never end.
+				await scope.stop();
+				expect(liveTagged(tag)).toEqual([]);
+			}
+		},
+		SLOW,
+	);
+});
+
 describe("a scope", () => {
 	test("the leader leads its own group and session; its output is handed on before closed", async () => {
 		let out = "";
@@ -287,6 +306,25 @@ describe("a scope", () => {
 		await clock.advance(5_000);
 		await stopped;
 		expect(liveTagged(tag)).toEqual([]);
+	});
+
+	test("a scope that ended by itself: closed settles without stop(), and stop() has nothing to do", async () => {
+		for (const containment of MODES.filter((m) => m.available).map((m) => m.containment)) {
+			const scope = launchScope({
+				argv: ["sh", "-c", "echo bye"],
+				cwd: dir,
+				env: { PATH: process.env.PATH ?? "" },
+				platform: "linux",
+				clock: new ManualClock(),
+				containment,
+			});
+			expect(await new Response(scope.stdout).text()).toBe("bye\n");
+			expect(await scope.exited).toEqual({ code: 0, signal: null });
+			await scope.closed;
+			// On a ManualClock nobody advances: it would hang if it waited for a grace period.
+			await scope.stop();
+			expect(scope.members()).toEqual([]);
+		}
 	});
 
 	test("a command that cannot start: exited says why, closed settles, stop() does nothing", async () => {

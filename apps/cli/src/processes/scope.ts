@@ -252,6 +252,9 @@ class LaunchedScope implements Scope {
 				if (this.#leaderGone && members.length === 0) return true;
 				if (over) return false;
 				for (const member of members) {
+					// bwrap gone before its namespace's init could follow it (killed during its set-up): the init
+					// would wait for the grace period doing nothing, so it goes now, as --die-with-parent meant.
+					if (member.wrapper && this.#leaderGone) signalProcess(member.pid, "SIGKILL");
 					if (member.wrapper || termed.has(member.pid)) continue;
 					termed.add(member.pid);
 					signalProcess(member.pid, "SIGTERM");

@@ -2,7 +2,7 @@
 // environment (not the connector's CHOPIN_SCOPE), with their command line and state from /proc.
 import { readdirSync, readFileSync } from "node:fs";
 
-export const TAG_VARIABLE = "CHOPIN_TEST_TAG";
+export const TAG_VARIABLE = "PROCESS_TEST_TAG";
 
 export interface TaggedProcess {
 	pid: number;
