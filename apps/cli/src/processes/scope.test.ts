@@ -167,6 +167,27 @@ for (const mode of MODES) {
 			SLOW,
 		);
 
+		test('stop(): each process gets one SIGTERM (a second one means "now" to some programs)', async () => {
+			const clock = new ManualClock();
+			const { scope, tag, out } = launch(
+				mode.containment,
+				{},
+				{ argv: ["sh", "-c", 'trap "echo term" TERM; echo ready; while :; do sleep 0.05; done'], clock },
+			);
+			await until(
+				"ready",
+				() => out().includes("ready") && liveTagged(tag).some((p) => p.command.startsWith("sleep")),
+			);
+			const stopped = scope.stop();
+			await until("the SIGTERM handled", () => out().includes("term"));
+			// Time enough for the stop's many scans (every 25 ms) to signal again, were it to.
+			await Bun.sleep(300);
+			await clock.advance(5_000);
+			await stopped;
+			expect(out().match(/term/g)).toEqual(["term"]);
+			expect(liveTagged(tag)).toEqual([]);
+		});
+
 		test(
 			"freeze(): every member stopped (T); thaw(): none",
 			async () => {

@@ -221,22 +221,28 @@ class LaunchedScope implements Scope {
 	}
 
 	async #stopPosix(identity: ScopeIdentity): Promise<void> {
-		if (this.#leaderGone && this.#scan().length === 0) return;
+		const members = this.#scan();
+		if (this.#leaderGone && members.length === 0) return;
+		// One SIGTERM each (a second one means "now" to some programs): the group's members get the group's.
+		const termed = new Set<number>();
 		// bubblewrap dies of SIGTERM at once and takes its namespace along with no grace: only what runs inside gets it.
-		if (this.mode !== "pid-namespace") signalGroup(identity.leader, "SIGTERM");
+		if (this.mode !== "pid-namespace") {
+			for (const member of members) if (member.pgid === identity.leader) termed.add(member.pid);
+			signalGroup(identity.leader, "SIGTERM");
+		}
 		// A frozen scope must be able to act on the SIGTERM.
 		signalGroup(identity.leader, "SIGCONT");
-		if (!(await this.#goneWithin(this.#o.graceMs ?? STOP_GRACE_MS))) await this.#killAll(identity);
+		if (!(await this.#goneWithin(this.#o.graceMs ?? STOP_GRACE_MS, termed))) await this.#killAll(identity);
 		this.#reap();
 		await Promise.race([this.exited, Bun.sleep(POLL_MS * KILL_ROUNDS)]);
 	}
 
 	/**
 	 * Whether the leader and every member are gone before the grace period (on the clock) is over.
-	 * Each member gets SIGTERM and SIGCONT once, also one found only now (a fork in flight, or the
-	 * command bwrap had not started yet).
+	 * Each member not `termed` through the group gets SIGTERM and SIGCONT once, also one found only
+	 * now (a fork in flight, or the command bwrap had not started yet).
 	 */
-	async #goneWithin(graceMs: number): Promise<boolean> {
+	async #goneWithin(graceMs: number, termed: Set<number>): Promise<boolean> {
 		const controller = new AbortController();
 		let over = false;
 		const grace = this.#o.clock.sleep(graceMs, controller.signal).then(
@@ -245,7 +251,6 @@ class LaunchedScope implements Scope {
 			},
 			() => {},
 		);
-		const termed = new Set<number>();
 		try {
 			for (;;) {
 				const members = this.#scan();
