@@ -1,5 +1,5 @@
 // One document's Planner backend kept running: a fresh credential before every launch, its token files renewed
-// before expiry, the process and all it started stopped and started again on the restart backoff, and a refusal ending it.
+// before expiry, it and all it started stopped and started again on the restart backoff, and a refusal ending it.
 import { mkdirSync } from "node:fs";
 import { type Backoff, restartBackoff } from "@chopin/agent-link/backoff";
 import type { Clock } from "@chopin/agent-link/clock";
