@@ -8,6 +8,8 @@ import { requireCredential } from "../machine/credential";
 import { loadMachineConfig, type MachineConfig } from "../machine/machine-config";
 import { daemonPlanners } from "../planners/daemon-planners";
 import type { PlannerManager } from "../planners/manager";
+import { setUpContainment } from "../processes/containment";
+import { killAdoptedOrphans } from "../processes/subreaper";
 import type { CliContext } from "../program/context";
 import { clientHeader } from "../server-link/client-info";
 import { finalRefusalError } from "../server-link/server-errors";
@@ -53,6 +55,8 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 	const credential = requireCredential(ctx);
 	const config = loadMachineConfig(ctx.paths);
 	const settings = daemonSettings(ctx.env);
+	// How every backend's (and run's) processes are found and stopped: chosen once, before any starts.
+	const containment = setUpContainment({ platform: ctx.platform, env: ctx.env, log: ctx.log });
 	const server = credential.server;
 	if (config && config.server !== server) {
 		ctx.log.warn(
@@ -230,8 +234,9 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		await manager?.stopAll("the daemon stopped");
 		say(ctx, "Stopped: the connection was closed and the locks released.");
 	} finally {
-		// Whatever ended the daemon, no backend outlives it (a no-op when they were stopped above).
+		// Whatever ended the daemon, no backend outlives it (a no-op when they were stopped above), nor an orphan it adopted.
 		await manager?.stopAll("the daemon stopped");
+		if (containment.mode === "subreaper") killAdoptedOrphans();
 		ctx.signal.removeEventListener("abort", stop);
 		await checkouts.releaseAll();
 		await ipc?.close();
