@@ -1,6 +1,5 @@
 // One document's Planner backend kept running: a fresh credential before every launch, its token files renewed
 // before expiry, it and all it started stopped and started again on the restart backoff, and a refusal ending it.
-import { mkdirSync } from "node:fs";
 import { type Backoff, restartBackoff } from "@chopin/agent-link/backoff";
 import type { Clock } from "@chopin/agent-link/clock";
 import type { GitHubToken, PlannerCredential, PlannerState } from "@chopin/agent-link/machine";
@@ -16,10 +15,11 @@ import { startPlannerWorkspace } from "../workspaces/planner-workspace";
 import type { PeriodicSync } from "../workspaces/sync";
 import { launchEnvironment } from "./launch-env";
 import { backendOutput } from "./output-lines";
-import { GITHUB_RENEW_BEFORE_MS, PLANNER_RENEW_BEFORE_MS, Renewals, verdictOf } from "./renewal";
-import { type SandboxKind, sandboxedArgv } from "./sandbox";
+import { PLANNER_RENEW_BEFORE_MS, Renewals, scheduleGitHubRenewal, verdictOf } from "./renewal";
+import type { SandboxKind } from "./sandbox";
+import { sandboxLaunch } from "./sandbox-launch";
 import { TokenFile } from "./token-file";
-import { checkoutGitDirs, cloneDir, ensureClone, worktreeDir } from "./workspace";
+import { cloneDir, ensureClone, worktreeDir } from "./workspace";
 
 /** A backend that ran this long starts the restart backoff over. */
 export const HEALTHY_RUN_MS = 60_000;
@@ -259,7 +259,6 @@ export class PlannerSupervisor {
 					"could not fetch the Planner's clone; using it as it is",
 				);
 		}
-		const gitDirs = sandboxed ? await checkoutGitDirs(d.git, checkout) : [];
 		await this.#finishSync();
 		this.#sync = await startPlannerWorkspace(d, { checkout, path: this.#worktree, id, sandboxed });
 
@@ -273,9 +272,16 @@ export class PlannerSupervisor {
 		if (github) files.github.write(github.token);
 		else files.github.remove();
 
-		// In bubblewrap the host's /tmp is read-only: the backend writes its temporary files here instead.
-		const tmpDir = d.sandbox.kind === "bwrap" ? `${d.baseDir}/tmp/${id}` : undefined;
-		if (tmpDir) mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+		const { argv, tmp: tmpDir } = await sandboxLaunch(d.git, {
+			kind: d.sandbox.kind,
+			command: d.command,
+			checkout,
+			workspace: this.#worktree,
+			tmpDir: `${d.baseDir}/tmp/${id}`,
+			writable: d.sandbox.writable,
+			hidden: d.sandbox.hidden,
+			readable: [tokensDir],
+		});
 		const launchEnv = launchEnvironment(d.baseEnv, d.env, {
 			url: d.server,
 			document: this.document.ref,
@@ -286,15 +292,6 @@ export class PlannerSupervisor {
 			github: github && { ...github, file: files.github.path },
 		});
 		const env = tmpDir ? { ...launchEnv, TMPDIR: tmpDir } : launchEnv;
-		const argv = sandboxedArgv(d.sandbox.kind, d.command, {
-			checkout,
-			checkoutGitDirs: gitDirs,
-			worktree: this.#worktree,
-			writable: d.sandbox.writable,
-			hidden: d.sandbox.hidden,
-			readable: [tokensDir],
-			...(tmpDir && { tmp: tmpDir }),
-		});
 		if (this.#abort.signal.aborted) throw new Error("stopped");
 		const output = backendOutput({
 			log: d.log,
@@ -359,12 +356,11 @@ export class PlannerSupervisor {
 			return credential.expiresAt;
 		});
 		if (githubExpiresAt === undefined) return;
-		renewals.schedule("GitHub token", githubExpiresAt, GITHUB_RENEW_BEFORE_MS, async () => {
-			const token = await d.githubToken();
-			if (!token) return undefined;
-			d.secrets.add(token.token);
-			this.#files?.github.write(token.token);
-			return token.expiresAt;
+		scheduleGitHubRenewal(renewals, {
+			expiresAt: githubExpiresAt,
+			fetch: () => d.githubToken(),
+			write: (token) => this.#files?.github.write(token),
+			secret: (token) => d.secrets.add(token),
 		});
 	}
 
