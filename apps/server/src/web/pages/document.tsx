@@ -6,6 +6,7 @@ import type { LiveEvent } from "../../live/events";
 import {
 	ApiError,
 	api,
+	type BuildView,
 	type DecisionView,
 	type DocumentPayload,
 	describeError,
@@ -20,7 +21,7 @@ import { MachineChooser } from "../components/machine-chooser";
 import { PlannerBar } from "../components/planner-bar";
 import { RunCard } from "../components/run-card";
 import { SourceEditor } from "../components/source-editor";
-import { applyEvent, type DocumentState } from "../document-state";
+import { applyEvent, carryBuildLogs, type DocumentState } from "../document-state";
 import { connectLive, type LiveState } from "../live";
 import { linkDefinitions, Markdown } from "../markdown";
 
@@ -34,12 +35,13 @@ const LIVE_LABELS: Record<LiveState, string> = {
 
 async function loadState(id: string): Promise<DocumentState> {
 	const base = `/api/documents/${id}`;
-	const [payload, messages, decisions, runs, planner] = await Promise.all([
+	const [payload, messages, decisions, runs, planner, builds] = await Promise.all([
 		api<DocumentPayload>("GET", base),
 		api<{ messages: MessageView[]; more: boolean }>("GET", `${base}/messages?limit=200`),
 		api<{ decisions: DecisionView[] }>("GET", `${base}/decisions`),
 		api<{ runs: RunCardView[] }>("GET", `${base}/runs`),
 		api<{ planner: PlannerStatus }>("GET", `${base}/planner`),
+		api<{ builds: BuildView[] }>("GET", `${base}/builds`),
 	]);
 	return {
 		payload,
@@ -47,6 +49,8 @@ async function loadState(id: string): Promise<DocumentState> {
 		moreMessages: messages.more,
 		decisions: decisions.decisions,
 		runs: runs.runs,
+		builds: builds.builds,
+		buildLogs: {},
 		planner: planner.planner,
 		stale: false,
 		deleted: false,
@@ -72,7 +76,8 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 			for (const event of pending.current ?? []) next = applyEvent(next, event);
 			pending.current = null;
 			loaded.current = true;
-			setState(next);
+			// Log lines are not part of the load: those the page held stay (docs/server.md, Pages).
+			setState((previous) => (previous ? carryBuildLogs(previous, next) : next));
 			setError(null);
 		} catch (e) {
 			if (mine !== loads.current) return;
