@@ -15,13 +15,14 @@ import {
 	type PlannerStatus,
 	type RunCardView,
 } from "../api";
+import { BuildsPanel } from "../components/builds-panel";
 import { ChatPanel } from "../components/chat";
 import { DecisionCard } from "../components/decision-card";
 import { MachineChooser } from "../components/machine-chooser";
 import { PlannerBar } from "../components/planner-bar";
 import { RunCard } from "../components/run-card";
 import { SourceEditor } from "../components/source-editor";
-import { applyEvent, carryBuildLogs, type DocumentState } from "../document-state";
+import { applyEvent, carryBuildLogs, type DocumentState, withLogLines } from "../document-state";
 import { connectLive, type LiveState } from "../live";
 import { linkDefinitions, Markdown } from "../markdown";
 
@@ -110,6 +111,29 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 		[id, load],
 	);
 
+	const onBuildChanged = useCallback(
+		(change: { build: BuildView } | { removed: string }) =>
+			setState((s) =>
+				s
+					? applyEvent(s, {
+							type: "builds.updated",
+							documentId: id,
+							builds: "build" in change ? [change.build] : [],
+							removed: "removed" in change ? [change.removed] : [],
+						})
+					: s,
+			),
+		[id],
+	);
+	const onBuildLines = useCallback(
+		(
+			buildId: string,
+			lines: Parameters<typeof withLogLines>[2],
+			options: Parameters<typeof withLogLines>[3],
+		) => setState((s) => (s ? withLogLines(s, buildId, lines, options) : s)),
+		[],
+	);
+
 	// The source changed (new blocks and digests) or a streamed delta was missed: load again.
 	const stale = state?.stale ?? false;
 	useEffect(() => {
@@ -153,6 +177,17 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 						repository={document.repository}
 						canWrite={canWrite && !document.archived}
 						plannerState={state.planner.state}
+					/>
+				)}
+				{!state.deleted && (
+					<BuildsPanel
+						documentId={id}
+						builds={state.builds}
+						logs={state.buildLogs}
+						canWrite={canWrite}
+						archived={document.archived}
+						onChanged={onBuildChanged}
+						onLines={onBuildLines}
 					/>
 				)}
 				{state.deleted ? (
