@@ -156,6 +156,56 @@ describe("the compiled chopin binary", () => {
 		expect(logs.stdout).toContain("DEBUG status gathered paired=false");
 	});
 
+	/**
+	 * The daemon's containment set-up in the binary: bubblewrap's probe, and prctl through bun:ffi
+	 * (libc.so.6) when asked for the subreaper. Its log line says what it chose and why; "worked"
+	 * means the kernel then answered PR_GET_CHILD_SUBREAPER with 1 inside the binary.
+	 */
+	test.skipIf(process.platform !== "linux")(
+		"the daemon sets up its containment in the binary: the subreaper through bun:ffi, the PID namespace",
+		async () => {
+			const server = closedOrigin();
+			const cases = [
+				{
+					env: { CHOPIN_CONTAINMENT: "subreaper" },
+					expected: {
+						containment: "subreaper",
+						reason: "CHOPIN_CONTAINMENT asked for subreaper; prctl(PR_SET_CHILD_SUBREAPER) worked",
+					},
+				},
+				...(Bun.which("bwrap") ? [{ env: {}, expected: { containment: "pid-namespace" } }] : []),
+			];
+			for (const { env: extra, expected } of cases) {
+				const root = tempDir();
+				const env = { ...isolatedEnv(root), ...extra };
+				const paths = resolvePaths({
+					env,
+					platform: "linux",
+					cwd: root,
+					defaults: { data: "/x", config: "/y" },
+				});
+				saveCredential({ paths, platform: "linux", secrets: new Secrets() }, sampleCredential({ server }));
+				const daemon = Bun.spawn([cli.binary, "run"], {
+					env,
+					stdin: "ignore",
+					stdout: "ignore",
+					stderr: "pipe",
+				});
+				try {
+					let line: Record<string, unknown> | undefined;
+					for (let i = 0; i < 1000 && !line; i++) {
+						await Bun.sleep(10);
+						line = logLines(paths.logFile).find((l) => l.containment);
+					}
+					expect(line).toMatchObject(expected);
+				} finally {
+					daemon.kill("SIGTERM");
+				}
+				expect(await daemon.exited).toBe(0);
+			}
+		},
+	);
+
 	test("a usage error keeps its exit status in the binary", async () => {
 		const result = await run([cli.binary, "connect", "gemini", "--acp"], { env: isolatedEnv(tempDir()) });
 		expect(result.code).toBe(2);
@@ -223,3 +273,17 @@ describe("targets and arguments", () => {
 		expect(() => parseSums("nonsense\n")).toThrow("not a checksum line");
 	});
 });
+
+/** The JSON lines of a log file written so far. */
+function logLines(file: string): Record<string, unknown>[] {
+	let text = "";
+	try {
+		text = readFileSync(file, "utf8");
+	} catch {
+		return [];
+	}
+	return text
+		.split("\n")
+		.filter((l) => l.trim() !== "")
+		.map((l) => JSON.parse(l) as Record<string, unknown>);
+}

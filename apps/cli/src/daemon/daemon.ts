@@ -9,6 +9,8 @@ import { requireCredential } from "../machine/credential";
 import { loadMachineConfig, type MachineConfig } from "../machine/machine-config";
 import { daemonPlanners } from "../planners/daemon-planners";
 import type { PlannerManager } from "../planners/manager";
+import { setUpContainment } from "../processes/containment";
+import { killAdoptedOrphans } from "../processes/subreaper";
 import type { CliContext } from "../program/context";
 import { daemonRuns } from "../runs/daemon-runs";
 import { RunManager } from "../runs/manager";
@@ -61,6 +63,8 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 	const credential = requireCredential(ctx);
 	const config = loadMachineConfig(ctx.paths);
 	const settings = daemonSettings(ctx.env);
+	// How every backend's (and run's) processes are found and stopped: chosen once, before any starts.
+	const containment = setUpContainment({ platform: ctx.platform, env: ctx.env, log: ctx.log });
 	const server = credential.server;
 	if (config && config.server !== server) {
 		ctx.log.warn(
@@ -279,10 +283,12 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		await Promise.all([manager?.stopAll("the daemon stopped"), runs.stopAll("the daemon stopped")]);
 		say(ctx, "Stopped: the connection was closed and the locks released.");
 	} finally {
-		// Whatever ended the daemon, no backend or run outlives it (a no-op when they were stopped above).
+		// Whatever ended the daemon, no backend or run outlives it (a no-op when they were stopped above), nor an
+		// orphan it adopted.
 		positionTimer?.cancel();
 		await Promise.all([manager?.stopAll("the daemon stopped"), runs.stopAll("the daemon stopped")]);
 		runs.close();
+		if (containment.mode === "subreaper") killAdoptedOrphans();
 		ctx.signal.removeEventListener("abort", stop);
 		await checkouts.releaseAll();
 		await ipc?.close();

@@ -15,6 +15,7 @@ import {
 	pairHome,
 	startMachineServer,
 } from "../testing/machine-server";
+import { liveTagged, newTag, TAG_VARIABLE } from "../testing/processes";
 
 const REPO = join(import.meta.dir, "..", "..", "..", "..");
 const STAND_IN = join(import.meta.dir, "..", "testing", "fixtures", "planner-backend.sh");
@@ -35,6 +36,8 @@ interface Setup {
 	documentId: string;
 	machineId: string;
 	tokenFile: string;
+	/** In every process of the backend's environment (an --env value), however it left its group. */
+	tag: string;
 }
 
 async function setup(options: {
@@ -56,17 +59,18 @@ async function setup(options: {
 		createdBy: "ana",
 	});
 	const config = loadMachineConfig(h.paths)!;
+	const tag = newTag();
 	saveMachineConfig(h.paths, {
 		...config,
 		planner: {
 			command: options.command,
-			env: options.env ?? {},
+			env: { [TAG_VARIABLE]: tag, ...options.env },
 			documents: options.configured === false ? [] : [{ document: document.id, checkout: h.checkout }],
 			sandbox: { enabled: options.sandbox ?? false, write: options.write ?? [] },
 		},
 	});
 	const tokenFile = join(h.paths.stateDir, "tokens", document.id, "planner-token");
-	return { machines, h, documentId: document.id, machineId, tokenFile };
+	return { machines, h, documentId: document.id, machineId, tokenFile, tag };
 }
 
 const logged = (h: CliHome, msg: string) => readLog(h.paths.logFile).filter((l) => l.msg === msg);
@@ -148,21 +152,23 @@ describe("Planner backends run by the daemon", () => {
 			const pidDir = await makeCliHome();
 			homes.push(pidDir);
 			const pidFile = join(pidDir.root, "grandchild.pid");
-			const { h, tokenFile } = await setup({
+			const { h, tokenFile, tag } = await setup({
 				command: [STAND_IN],
 				env: { BACKEND_GRANDCHILD: pidFile },
 			});
 			const daemon = spawnCli(["run"], h.env);
 			await daemon.waitFor(/Connected to/);
 			await eventually("the grandchild", () => readFileSafe(pidFile).trim() !== "" && existsSync(tokenFile));
-			const grandchild = Number(readFileSafe(pidFile).trim());
+			// Its pid as this test sees it (the file may hold its pid in the backend's PID namespace).
+			const grandchild = grandchildren(tag);
+			expect(grandchild.length).toBeGreaterThan(0);
 			const first = readFileSafe(tokenFile);
 			const started = await startedLine(h);
 			const backendPid = Number(started?.pid);
 			expect(backendPid).toBeGreaterThan(0);
 			process.kill(backendPid, "SIGKILL");
-			// The group is stopped (SIGTERM, then SIGKILL 5 s later) before the backend is started again.
-			await eventually("the grandchild gone", () => !isAlive({ pid: grandchild }), 15_000);
+			// What it left is stopped (SIGTERM, then SIGKILL 5 s later) before the backend is started again.
+			await eventually("the grandchild gone", () => grandchild.every((pid) => !isAlive({ pid })), 15_000);
 			await eventually(
 				"the restart with a fresh credential",
 				() => existsSync(tokenFile) && readFileSafe(tokenFile) !== first && readFileSafe(tokenFile) !== "",
@@ -181,25 +187,29 @@ describe("Planner backends run by the daemon", () => {
 	);
 
 	test(
-		"a second Ctrl-C ends the daemon at once, and takes its backends' groups along (SIGKILL), grandchildren too",
+		"a second Ctrl-C ends the daemon at once, and takes all its backends started along (SIGKILL), grandchildren too",
 		async () => {
 			const pidDir = await makeCliHome();
 			homes.push(pidDir);
 			const pidFile = join(pidDir.root, "grandchild.pid");
-			const { h } = await setup({ command: [STAND_IN], env: { BACKEND_GRANDCHILD: pidFile } });
+			// The backend ignores SIGTERM too, so the graceful stop waits out the grace period.
+			const { h, tag } = await setup({
+				command: [STAND_IN],
+				env: { BACKEND_GRANDCHILD: pidFile, BACKEND_IGNORE_TERM: "1" },
+			});
 			const daemon = spawnCli(["run"], h.env);
 			await daemon.waitFor(/Connected to/);
 			await eventually("the grandchild", () => readFileSafe(pidFile).trim() !== "");
-			const grandchild = Number(readFileSafe(pidFile).trim());
+			expect(grandchildren(tag).length).toBeGreaterThan(0);
 			const started = await startedLine(h);
-			// The first signal starts the graceful stop, which waits on the grandchild ignoring SIGTERM;
+			// The first signal starts the graceful stop, which waits on the backend and grandchild ignoring SIGTERM;
 			// the second (a terminal's Ctrl-C reaching the whole foreground group does this) ends it now.
 			daemon.kill("SIGTERM");
 			await eventually("the graceful stop under way", () => logged(h, "stopping").length > 0);
 			daemon.kill("SIGINT");
 			expect(await daemon.exited).toBe(130);
 			await eventually("the backend and its grandchild gone", () => {
-				return !isAlive({ pid: grandchild }) && !isAlive({ pid: Number(started?.pid) });
+				return liveTagged(tag).length === 0 && !isAlive({ pid: Number(started?.pid) });
 			});
 		},
 		SLOW,
@@ -325,6 +335,14 @@ describe("Planner backends run by the daemon", () => {
 		SLOW,
 	);
 });
+
+/** The live pids of the fixture's SIGTERM-ignoring grandchild (and its `sleep`), found by the test's tag. */
+function grandchildren(tag: string): number[] {
+	return liveTagged(tag)
+		.filter((p) => p.command.includes("while :") || p.command === "sleep 1")
+		.filter((p) => !p.command.includes("planner-backend"))
+		.map((p) => p.pid);
+}
 
 function readFileSafe(path: string): string {
 	try {

@@ -2,6 +2,7 @@
 // the machine refused for good, the document refused, or Chopin unreachable for now (keep the file, try again).
 import { type Backoff, reconnectBackoff } from "@chopin/agent-link/backoff";
 import type { Clock, Timer } from "@chopin/agent-link/clock";
+import type { GitHubToken } from "@chopin/agent-link/machine";
 import type { Logger } from "../local/log";
 import { CliError } from "../program/errors";
 import { isFinalRefusal } from "../server-link/server-errors";
@@ -85,4 +86,26 @@ export class Renewals {
 		this.#cancelled = true;
 		for (const timer of this.#timers.splice(0)) timer.cancel();
 	}
+}
+
+/**
+ * A GitHub token file kept current: `renew` asks for a new token 25 minutes before this one expires, registers it
+ * as a secret and writes it (a Planner backend's and a build's alike). No token any more: nothing more to renew.
+ */
+export function scheduleGitHubRenewal(
+	renewals: Renewals,
+	options: {
+		expiresAt: number;
+		fetch(): Promise<GitHubToken | undefined>;
+		write(token: string): void;
+		secret(token: string): void;
+	},
+): void {
+	renewals.schedule("GitHub token", options.expiresAt, GITHUB_RENEW_BEFORE_MS, async () => {
+		const token = await options.fetch();
+		if (!token) return undefined;
+		options.secret(token.token);
+		options.write(token.token);
+		return token.expiresAt;
+	});
 }

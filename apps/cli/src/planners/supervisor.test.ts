@@ -6,14 +6,15 @@ import { join } from "node:path";
 import { Backoff } from "@chopin/agent-link/backoff";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { isAlive as isLive } from "../local/process-liveness";
+import { type Containment, currentContainment } from "../processes/containment";
 import type { CliError } from "../program/errors";
 import { ServerApi } from "../server-link/server-api";
 import { readLog } from "../testing/cli-process";
 import { createTestContext, makeTempDir, type TestContext } from "../testing/context";
 import { git } from "../testing/git";
 import { type MachineServer, makeCliHome, pairHome, startMachineServer } from "../testing/machine-server";
+import { liveTagged, newTag, TAG_VARIABLE } from "../testing/processes";
 import { CheckoutGate } from "../workspaces/gate";
-import { groupAlive } from "./process-group";
 import { type PlannerEvent, PlannerSupervisor, type SupervisorDeps } from "./supervisor";
 
 const BACKEND = join(import.meta.dir, "..", "testing", "fixtures", "planner-backend.sh");
@@ -43,7 +44,12 @@ async function until(check: () => boolean, what: string): Promise<void> {
 }
 
 async function setup(
-	options: { env?: Record<string, string>; sandbox?: "bwrap" | "none"; command?: string[] } = {},
+	options: {
+		env?: Record<string, string>;
+		sandbox?: "bwrap" | "none";
+		command?: string[];
+		containment?: Containment;
+	} = {},
 ) {
 	const clock = new ManualClock(Date.now());
 	machines = await startMachineServer({ clock, env: { LOCAL_PLANNER_CREDENTIALS: "on" } });
@@ -58,6 +64,8 @@ async function setup(
 	});
 	const api = new ServerApi({ ...ctx, clock }, machines.server.url);
 	const events: { document: string; event: PlannerEvent; reason?: string }[] = [];
+	// Every process of the backend carries it (an --env value), however it left its group.
+	const tag = newTag();
 	const refusals: CliError[] = [];
 	const deps: SupervisorDeps = {
 		clock,
@@ -67,7 +75,7 @@ async function setup(
 		server: machines.server.url,
 		baseDir: home.paths.stateDir,
 		command: options.command ?? [BACKEND],
-		env: { BACKEND_SECRET: "sekrit-value-42", ...options.env },
+		env: { BACKEND_SECRET: "sekrit-value-42", [TAG_VARIABLE]: tag, ...options.env },
 		baseEnv: { PATH: process.env.PATH, HOME: home.env.HOME },
 		sandbox: { kind: options.sandbox ?? "none", writable: [], hidden: [home.paths.credentialFile] },
 		git: { spawn: ctx.spawn, env: home.env },
@@ -83,6 +91,7 @@ async function setup(
 		// Deterministic: always the longest delay of each step.
 		backoff: Backoff.exponential({ initial: 1_000, max: 300_000 }),
 		graceMs: 5_000,
+		...(options.containment ? { containment: options.containment } : {}),
 	};
 	const supervise = (ref = document.id) => {
 		const s = new PlannerSupervisor(
@@ -93,7 +102,7 @@ async function setup(
 		void s.start();
 		return s;
 	};
-	return { clock, home, document, deps, events, refusals, supervise, machineId, credential };
+	return { clock, home, document, deps, events, refusals, supervise, machineId, credential, tag };
 }
 
 const backendLines = () =>
@@ -130,7 +139,7 @@ describe("PlannerSupervisor", () => {
 	});
 
 	test("launches with a fresh credential in a 0600 file, masks its output, renews before expiry, stops cleanly", async () => {
-		const { clock, home, document, events, supervise } = await setup();
+		const { clock, home, document, events, supervise, tag } = await setup();
 		const s = supervise();
 		await until(() => s.state === "running", "the backend to run");
 		const snap = s.snapshot()!;
@@ -151,7 +160,8 @@ describe("PlannerSupervisor", () => {
 			"the backend's output",
 		);
 		const log = logText();
-		expect(log).toContain(`started pid=${snap.pid} document=${document.id}`);
+		// The pid the backend sees is its own namespace's in the pid-namespace containment; status has the leader's.
+		expect(log).toMatch(new RegExp(`started pid=\\d+ document=${document.id} `));
 		expect(log).toContain("secrets: token [redacted] from-file [redacted] env [redacted]");
 		expect(log).not.toContain(first);
 		expect(log).not.toContain("sekrit-value-42");
@@ -167,7 +177,8 @@ describe("PlannerSupervisor", () => {
 		await s.stop("test over");
 		expect(s.state).toBe("stopped");
 		expect(existsSync(tokenFile)).toBe(false);
-		expect(groupAlive(snap.pid!)).toBe(false);
+		expect(alive(snap.pid!)).toBe(false);
+		expect(liveTagged(tag)).toEqual([]);
 		expect(events.map((e) => e.event)).toEqual(["starting", "started", "stopped"]);
 	});
 
@@ -178,7 +189,8 @@ describe("PlannerSupervisor", () => {
 		const firstPid = s.snapshot()!.pid!;
 		const firstToken = readFileSync(s.tokenFiles!.planner, "utf8");
 		process.kill(firstPid, "SIGKILL");
-		await until(() => s.state === "backoff", "the backoff after the exit");
+		// Counted once what it left is stopped, as the backoff's timer starts: the clock may move from here.
+		await until(() => s.state === "backoff" && s.snapshot()?.restarts === 1, "the backoff after the exit");
 		expect(existsSync(s.tokenFiles!.planner)).toBe(false);
 		expect(s.snapshot()).toMatchObject({ restarts: 1 });
 		await clock.advance(1_000);
@@ -187,7 +199,7 @@ describe("PlannerSupervisor", () => {
 		expect(readFileSync(s.tokenFiles!.planner, "utf8")).not.toBe(firstToken);
 		// The second exit waits twice as long.
 		process.kill(s.snapshot()!.pid!, "SIGKILL");
-		await until(() => s.state === "backoff", "the second backoff");
+		await until(() => s.state === "backoff" && s.snapshot()?.restarts === 2, "the second backoff");
 		await clock.advance(1_000);
 		expect(s.state).toBe("backoff");
 		await clock.advance(1_000);
@@ -195,26 +207,60 @@ describe("PlannerSupervisor", () => {
 		expect(s.snapshot()).toMatchObject({ restarts: 2 });
 	});
 
-	test("stop: grandchildren that ignore SIGTERM are gone after the 5 s grace period", async () => {
-		const pidDir = makeTempDir();
-		homes.push(pidDir);
-		const pidFile = join(pidDir, "grandchild.pid");
-		const { clock, supervise } = await setup({ env: { BACKEND_GRANDCHILD: pidFile } });
-		const s = supervise();
-		await until(
-			() => s.state === "running" && existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "",
-			"the grandchild",
-		);
-		const grandchild = Number(readFileSync(pidFile, "utf8").trim());
-		const leader = s.snapshot()!.pid!;
-		const stopped = s.stop("test over");
-		await until(() => !alive(leader), "the backend to end on SIGTERM");
-		expect(alive(grandchild)).toBe(true);
-		await clock.advance(5_000);
-		await stopped;
-		expect(alive(grandchild)).toBe(false);
-		expect(groupAlive(leader)).toBe(false);
-	});
+	// The machine's own containment (a PID namespace where bwrap works) and the process group, which is all macOS has.
+	for (const containment of [currentContainment("linux"), { mode: "group" as const, reason: "test" }]) {
+		const mode = containment.mode;
+		test(`stop: grandchildren that ignore SIGTERM are gone after the 5 s grace period (${mode})`, async () => {
+			const pidDir = makeTempDir();
+			homes.push(pidDir);
+			const pidFile = join(pidDir, "grandchild.pid");
+			const { clock, supervise, tag } = await setup({ env: { BACKEND_GRANDCHILD: pidFile }, containment });
+			const s = supervise();
+			await until(
+				() => s.state === "running" && existsSync(pidFile) && readFileSync(pidFile, "utf8").trim() !== "",
+				"the grandchild",
+			);
+			const grandchild = () => liveTagged(tag).filter((p) => p.command.includes("while :"));
+			const leader = s.snapshot()!.pid!;
+			const stopped = s.stop("test over");
+			await until(() => !alive(leader), "the backend to end on SIGTERM");
+			if (containment.mode === "pid-namespace") {
+				// Its namespace ended with it: the grandchild went at once.
+				await until(() => grandchild().length === 0, "the namespace to end");
+			} else {
+				expect(grandchild().length).toBeGreaterThan(0);
+				await clock.advance(5_000);
+			}
+			await stopped;
+			expect(liveTagged(tag)).toEqual([]);
+		});
+
+		test(`a backend that exits leaving a setsid child on its pipes is restarted; nothing of it is left (${mode})`, async () => {
+			const { clock, supervise, tag, events } = await setup({
+				env: { BACKEND_ESCAPE: "1", BACKEND_EXIT: "0" },
+			});
+			const s = supervise();
+			await until(() => s.state === "backoff", "the first exit");
+			// Its pid is gone from the state at once, while what it left is being stopped.
+			expect(s.snapshot()?.pid).toBeUndefined();
+			expect(s.snapshot()?.reason).toBe("the backend stopped: it exited with code 0");
+			// Outside a PID namespace the child ignoring SIGTERM holds on until the grace period is over.
+			if (containment.mode !== "pid-namespace") await clock.advance(5_000);
+			await until(() => events.some((e) => e.event === "exited"), "the exit's event");
+			// Stopped before the backoff: neither the setsid child holding its pipes nor the one ignoring SIGTERM is left.
+			expect(liveTagged(tag)).toEqual([]);
+			expect(existsSync(s.tokenFiles!.planner)).toBe(false);
+			await clock.advance(1_000);
+			await until(() => events.filter((e) => e.event === "started").length === 2, "the restart");
+			expect(events.map((e) => e.event).slice(0, 5)).toEqual([
+				"starting",
+				"started",
+				"exited",
+				"starting",
+				"started",
+			]);
+		});
+	}
 
 	test("a repository no checkout serves runs in a clone made under the base dir, fetched before each launch", async () => {
 		const { clock, home, deps, document } = await setup();
@@ -231,7 +277,7 @@ describe("PlannerSupervisor", () => {
 		expect(readFileSync(join(clone, "README.md"), "utf8")).toBe("test\n");
 		await git(upstream, "commit", "--quiet", "--allow-empty", "-m", "later");
 		process.kill(s.snapshot()!.pid!, "SIGKILL");
-		await until(() => s.state === "backoff", "the backoff");
+		await until(() => s.state === "backoff" && s.snapshot()?.restarts === 1, "the backoff");
 		await clock.advance(1_000);
 		await until(() => s.state === "running", "the second launch");
 		// The second launch fetched the clone first.

@@ -1,6 +1,5 @@
 // One document's Planner backend kept running: a fresh credential before every launch, its token files renewed
-// before expiry, the process group stopped and started again on the restart backoff, and a refusal ending it.
-import { mkdirSync } from "node:fs";
+// before expiry, it and all it started stopped and started again on the restart backoff, and a refusal ending it.
 import { type Backoff, restartBackoff } from "@chopin/agent-link/backoff";
 import type { Clock } from "@chopin/agent-link/clock";
 import type { GitHubToken, PlannerCredential, PlannerState } from "@chopin/agent-link/machine";
@@ -8,17 +7,19 @@ import type { execa } from "execa";
 import type { Logger } from "../local/log";
 import type { Platform } from "../local/paths";
 import type { Secrets } from "../local/secrets";
+import type { Containment } from "../processes/containment";
+import { launchScope, type Scope } from "../processes/scope";
 import type { CliError } from "../program/errors";
 import type { CheckoutGate } from "../workspaces/gate";
 import { startPlannerWorkspace } from "../workspaces/planner-workspace";
 import type { PeriodicSync } from "../workspaces/sync";
 import { launchEnvironment } from "./launch-env";
 import { backendOutput } from "./output-lines";
-import { type BackendGroup, spawnGroup } from "./process-group";
-import { GITHUB_RENEW_BEFORE_MS, PLANNER_RENEW_BEFORE_MS, Renewals, verdictOf } from "./renewal";
-import { type SandboxKind, sandboxedArgv } from "./sandbox";
+import { PLANNER_RENEW_BEFORE_MS, Renewals, scheduleGitHubRenewal, verdictOf } from "./renewal";
+import type { SandboxKind } from "./sandbox";
+import { sandboxLaunch } from "./sandbox-launch";
 import { TokenFile } from "./token-file";
-import { checkoutGitDirs, cloneDir, ensureClone, worktreeDir } from "./workspace";
+import { cloneDir, ensureClone, worktreeDir } from "./workspace";
 
 /** A backend that ran this long starts the restart backoff over. */
 export const HEALTHY_RUN_MS = 60_000;
@@ -71,6 +72,8 @@ export interface SupervisorDeps {
 	backoff?: Backoff;
 	renewBackoff?: Backoff;
 	graceMs?: number;
+	/** How the backend's processes are contained; the daemon's choice when absent (processes/containment.ts). */
+	containment?: Containment;
 }
 
 export class PlannerSupervisor {
@@ -86,7 +89,7 @@ export class PlannerSupervisor {
 	#url: string | undefined;
 	#checkout: string | undefined;
 	#worktree: string | undefined;
-	#group: BackendGroup | undefined;
+	#scope: Scope | undefined;
 	#files: { planner: TokenFile; github: TokenFile } | undefined;
 	#renewals: Renewals | undefined;
 	#done: Promise<void> | undefined;
@@ -150,14 +153,14 @@ export class PlannerSupervisor {
 	}
 
 	/**
-	 * Stops the backend's group (SIGTERM, then SIGKILL after the grace period), deletes its token
-	 * files and ends the loop, saying why in the log and the state.
+	 * Stops the backend and all it started (SIGTERM, then SIGKILL after the grace period; bounded in
+	 * time whatever they do), deletes its token files and ends the loop, saying why in the log and the state.
 	 */
 	async stop(reason: string, event: PlannerEvent = "stopped"): Promise<void> {
 		this.#stopReason ??= { event, reason };
 		this.#abort.abort();
 		this.#cancelTimers();
-		await this.#group?.stop();
+		await this.#scope?.stop();
 		await this.#done;
 		this.#removeFiles();
 	}
@@ -168,7 +171,7 @@ export class PlannerSupervisor {
 		while (!signal.aborted) {
 			this.#set("starting");
 			this.#event("starting");
-			let launched: { group: BackendGroup; startedAt: number } | undefined;
+			let launched: { scope: Scope; startedAt: number } | undefined;
 			try {
 				launched = await this.#launch();
 			} catch (error) {
@@ -191,21 +194,23 @@ export class PlannerSupervisor {
 				await this.#wait(message);
 				continue;
 			}
-			const { group, startedAt } = launched;
-			const exit = await group.exited;
+			const { scope, startedAt } = launched;
+			const exit = await scope.exited;
 			this.#cancelTimers();
-			// Whatever the backend left in its group goes before it is started again.
-			await group.stop();
-			await this.#finishSync();
-			this.#group = undefined;
 			this.#pid = undefined;
-			this.#removeFiles();
-			if (signal.aborted) break;
 			const why = exit.error
 				? `it could not be started: ${exit.error}`
 				: exit.signal
 					? `it was ended by ${exit.signal}`
 					: `it exited with code ${exit.code}`;
+			// Its pid is gone: status says so while what it left behind is stopped.
+			if (!signal.aborted) this.#set("backoff", `the backend stopped: ${why}`);
+			// Whatever the backend left (setsid children holding its pipes too) goes before it is started again.
+			await scope.stop();
+			this.#scope = undefined;
+			await this.#finishSync();
+			this.#removeFiles();
+			if (signal.aborted) break;
 			d.log.warn(
 				{ document: this.document.ref, code: exit.code, signal: exit.signal },
 				`the Planner backend stopped: ${why}`,
@@ -229,7 +234,7 @@ export class PlannerSupervisor {
 	}
 
 	/** Credential, GitHub token, checkout and worktree, token files, then the process. */
-	async #launch(): Promise<{ group: BackendGroup; startedAt: number }> {
+	async #launch(): Promise<{ scope: Scope; startedAt: number }> {
 		const d = this.#d;
 		const credential = await d.plannerCredential(this.document.ref);
 		d.secrets.add(credential.token);
@@ -254,7 +259,6 @@ export class PlannerSupervisor {
 					"could not fetch the Planner's clone; using it as it is",
 				);
 		}
-		const gitDirs = sandboxed ? await checkoutGitDirs(d.git, checkout) : [];
 		await this.#finishSync();
 		this.#sync = await startPlannerWorkspace(d, { checkout, path: this.#worktree, id, sandboxed });
 
@@ -268,9 +272,16 @@ export class PlannerSupervisor {
 		if (github) files.github.write(github.token);
 		else files.github.remove();
 
-		// In bubblewrap the host's /tmp is read-only: the backend writes its temporary files here instead.
-		const tmpDir = d.sandbox.kind === "bwrap" ? `${d.baseDir}/tmp/${id}` : undefined;
-		if (tmpDir) mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+		const { argv, tmp: tmpDir } = await sandboxLaunch(d.git, {
+			kind: d.sandbox.kind,
+			command: d.command,
+			checkout,
+			workspace: this.#worktree,
+			tmpDir: `${d.baseDir}/tmp/${id}`,
+			writable: d.sandbox.writable,
+			hidden: d.sandbox.hidden,
+			readable: [tokensDir],
+		});
 		const launchEnv = launchEnvironment(d.baseEnv, d.env, {
 			url: d.server,
 			document: this.document.ref,
@@ -281,23 +292,16 @@ export class PlannerSupervisor {
 			github: github && { ...github, file: files.github.path },
 		});
 		const env = tmpDir ? { ...launchEnv, TMPDIR: tmpDir } : launchEnv;
-		const argv = sandboxedArgv(d.sandbox.kind, d.command, {
-			checkout,
-			checkoutGitDirs: gitDirs,
-			worktree: this.#worktree,
-			writable: d.sandbox.writable,
-			hidden: d.sandbox.hidden,
-			readable: [tokensDir],
-			...(tmpDir && { tmp: tmpDir }),
-		});
 		if (this.#abort.signal.aborted) throw new Error("stopped");
 		const output = backendOutput({
 			log: d.log,
 			document: id,
 			secrets: [credential.token, ...(github ? [github.token] : []), ...Object.values(d.env)],
 		});
-		const group = spawnGroup({
+		const scope = launchScope({
 			argv,
+			// A bwrap sandbox's argv runs in its own PID namespace as it is (processes/containment.ts).
+			namespaced: d.sandbox.kind === "bwrap",
 			cwd: checkout,
 			env,
 			platform: d.platform,
@@ -305,22 +309,23 @@ export class PlannerSupervisor {
 			onStdout: (chunk) => output.stdout.write(chunk),
 			onStderr: (chunk) => output.stderr.write(chunk),
 			...(d.graceMs === undefined ? {} : { graceMs: d.graceMs }),
+			...(d.containment ? { containment: d.containment } : {}),
 		});
-		void group.closed.then(() => {
+		void scope.closed.then(() => {
 			output.stdout.end();
 			output.stderr.end();
 		});
-		this.#group = group;
-		this.#pid = group.pid;
+		this.#scope = scope;
+		this.#pid = scope.pid;
 		const startedAt = d.clock.now();
 		this.#set("running");
 		d.log.info(
-			{ document: id, pid: group.pid, sandbox: d.sandbox.kind, worktree: this.#worktree },
+			{ document: id, pid: scope.pid, sandbox: d.sandbox.kind, worktree: this.#worktree },
 			`started the Planner backend for ${this.document.ref}`,
 		);
 		this.#event("started");
 		this.#renew(credential.expiresAt, github?.expiresAt);
-		return { group, startedAt };
+		return { scope, startedAt };
 	}
 
 	/** Ends the minute-by-minute sync with one last sync, once the backend has exited. */
@@ -351,12 +356,11 @@ export class PlannerSupervisor {
 			return credential.expiresAt;
 		});
 		if (githubExpiresAt === undefined) return;
-		renewals.schedule("GitHub token", githubExpiresAt, GITHUB_RENEW_BEFORE_MS, async () => {
-			const token = await d.githubToken();
-			if (!token) return undefined;
-			d.secrets.add(token.token);
-			this.#files?.github.write(token.token);
-			return token.expiresAt;
+		scheduleGitHubRenewal(renewals, {
+			expiresAt: githubExpiresAt,
+			fetch: () => d.githubToken(),
+			write: (token) => this.#files?.github.write(token),
+			secret: (token) => d.secrets.add(token),
 		});
 	}
 

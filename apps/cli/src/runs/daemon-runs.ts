@@ -76,7 +76,10 @@ function settleLeftRuns(ctx: CliContext): void {
 			writeRunRecord(ctx.paths.stateDir, { ...listed.record, status: "stopped", endedAt: ctx.clock.now() });
 			ctx.log.info({ run: listed.id }, "a run the previous daemon left unfinished is marked stopped");
 		} catch (error) {
-			ctx.log.warn({ run: listed.id, err: error }, "could not mark a run the previous daemon left as stopped");
+			ctx.log.warn(
+				{ run: listed.id, err: error },
+				"could not mark a run the previous daemon left as stopped",
+			);
 		}
 	}
 }

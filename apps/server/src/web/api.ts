@@ -1,5 +1,8 @@
 // The pages' calls to the JSON API: same-origin fetch with the session cookie, JSON in and out, and the
 // server's { code, message, hint } as an ApiError a page can show.
+import type { BuildView } from "../builds/build-view";
+import type { LogLine } from "../builds/log-lines";
+import type { Builds } from "../builds/service";
 import type { MessageView } from "../chat/message-view";
 import type { DecisionView } from "../decisions/decision-view";
 import type { DocumentSummary, DocumentView } from "../documents/document-view";
@@ -22,6 +25,15 @@ export class ApiError extends Error {
 
 /** A request to the API; rejects with ApiError (a 401 first sends the browser to sign in). */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+	return (await apiResponse<T>(method, path, body)).data;
+}
+
+/** As api(), with the status of the answer (a 201 and a 200 may say different things). */
+export async function apiResponse<T>(
+	method: string,
+	path: string,
+	body?: unknown,
+): Promise<{ status: number; data: T }> {
 	const init: RequestInit = { method, headers: { accept: "application/json" }, credentials: "same-origin" };
 	if (body instanceof Blob) {
 		init.body = body;
@@ -31,9 +43,9 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 		init.headers = { ...init.headers, "content-type": "application/json" };
 	}
 	const res = await fetch(path, init);
-	if (res.status === 204) return undefined as T;
+	if (res.status === 204) return { status: 204, data: undefined as T };
 	const data = (await res.json().catch(() => ({}))) as Record<string, unknown>;
-	if (res.ok) return data as T;
+	if (res.ok) return { status: res.status, data: data as T };
 	const error = new ApiError(
 		res.status,
 		String(data.code ?? "error"),
@@ -77,8 +89,14 @@ export interface PlannerStatus {
 	until?: number;
 }
 
+/** GET /api/documents/:id/builds/base: the machine a start would run on and its checkout's HEAD. */
+export type BuildBase = Awaited<ReturnType<Builds["base"]>> & { document: string };
+
+/** A page of GET /api/builds/:id/log. */
+export type LogPage = Awaited<ReturnType<Builds["log"]>>;
+
 export type { PairingConfirmed } from "@chopin/agent-link/machine";
 export type { MachineRunView, MachineView } from "../machines/machine-view";
 export type { DocumentMachine, MachinePin, MachinesPage, NamedDocument } from "../machines/page-data";
 export type { PairingView } from "../machines/pairings";
-export type { DecisionView, DocumentSummary, DocumentView, MessageView, RunCardView };
+export type { BuildView, DecisionView, DocumentSummary, DocumentView, LogLine, MessageView, RunCardView };

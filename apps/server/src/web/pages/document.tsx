@@ -6,6 +6,7 @@ import type { LiveEvent } from "../../live/events";
 import {
 	ApiError,
 	api,
+	type BuildView,
 	type DecisionView,
 	type DocumentPayload,
 	describeError,
@@ -14,13 +15,14 @@ import {
 	type PlannerStatus,
 	type RunCardView,
 } from "../api";
+import { BuildsPanel } from "../components/builds-panel";
 import { ChatPanel } from "../components/chat";
 import { DecisionCard } from "../components/decision-card";
 import { MachineChooser } from "../components/machine-chooser";
 import { PlannerBar } from "../components/planner-bar";
 import { RunCard } from "../components/run-card";
 import { SourceEditor } from "../components/source-editor";
-import { applyEvent, type DocumentState } from "../document-state";
+import { applyEvent, carryBuildLogs, type DocumentState, withLogLines } from "../document-state";
 import { connectLive, type LiveState } from "../live";
 import { linkDefinitions, Markdown } from "../markdown";
 
@@ -34,12 +36,13 @@ const LIVE_LABELS: Record<LiveState, string> = {
 
 async function loadState(id: string): Promise<DocumentState> {
 	const base = `/api/documents/${id}`;
-	const [payload, messages, decisions, runs, planner] = await Promise.all([
+	const [payload, messages, decisions, runs, planner, builds] = await Promise.all([
 		api<DocumentPayload>("GET", base),
 		api<{ messages: MessageView[]; more: boolean }>("GET", `${base}/messages?limit=200`),
 		api<{ decisions: DecisionView[] }>("GET", `${base}/decisions`),
 		api<{ runs: RunCardView[] }>("GET", `${base}/runs`),
 		api<{ planner: PlannerStatus }>("GET", `${base}/planner`),
+		api<{ builds: BuildView[] }>("GET", `${base}/builds`),
 	]);
 	return {
 		payload,
@@ -47,6 +50,8 @@ async function loadState(id: string): Promise<DocumentState> {
 		moreMessages: messages.more,
 		decisions: decisions.decisions,
 		runs: runs.runs,
+		builds: builds.builds,
+		buildLogs: {},
 		planner: planner.planner,
 		stale: false,
 		deleted: false,
@@ -72,7 +77,8 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 			for (const event of pending.current ?? []) next = applyEvent(next, event);
 			pending.current = null;
 			loaded.current = true;
-			setState(next);
+			// Log lines are not part of the load: those the page held stay (docs/server.md, Pages).
+			setState((previous) => (previous ? carryBuildLogs(previous, next) : next));
 			setError(null);
 		} catch (e) {
 			if (mine !== loads.current) return;
@@ -103,6 +109,29 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 				},
 			}),
 		[id, load],
+	);
+
+	const onBuildChanged = useCallback(
+		(change: { build: BuildView } | { removed: string }) =>
+			setState((s) =>
+				s
+					? applyEvent(s, {
+							type: "builds.updated",
+							documentId: id,
+							builds: "build" in change ? [change.build] : [],
+							removed: "removed" in change ? [change.removed] : [],
+						})
+					: s,
+			),
+		[id],
+	);
+	const onBuildLines = useCallback(
+		(
+			buildId: string,
+			lines: Parameters<typeof withLogLines>[2],
+			options: Parameters<typeof withLogLines>[3],
+		) => setState((s) => (s ? withLogLines(s, buildId, lines, options) : s)),
+		[],
 	);
 
 	// The source changed (new blocks and digests) or a streamed delta was missed: load again.
@@ -148,6 +177,17 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 						repository={document.repository}
 						canWrite={canWrite && !document.archived}
 						plannerState={state.planner.state}
+					/>
+				)}
+				{!state.deleted && (
+					<BuildsPanel
+						documentId={id}
+						builds={state.builds}
+						logs={state.buildLogs}
+						canWrite={canWrite}
+						archived={document.archived}
+						onChanged={onBuildChanged}
+						onLines={onBuildLines}
 					/>
 				)}
 				{state.deleted ? (
