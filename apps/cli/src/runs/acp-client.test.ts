@@ -59,7 +59,7 @@ async function start(args: string[], onPermission = declined) {
 
 const texts = (updates: SessionUpdate[]) =>
 	updates.flatMap((u) =>
-		u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text] : [],
+		u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? [u.content.text.trimEnd()] : [],
 	);
 
 describe("an ACP agent driven through the SDK", () => {

@@ -332,9 +332,10 @@ export class MachineRun {
 			}
 		}
 		this.#endedAt = p.clock.now();
-		this.#set(outcome.status, outcome.reason);
+		// The log first, so a page that reads the run ended has every line of it.
 		this.log.add("note", `Ended: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ""}.`);
 		this.log.flush(true);
+		this.#set(outcome.status, outcome.reason);
 		const branch = this.#workspace ? ` Its work is on the branch ${this.#workspace.branch}.` : "";
 		void p
 			.followUp(

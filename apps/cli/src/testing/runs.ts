@@ -117,7 +117,7 @@ export async function setUpRuns(options: {
 
 /** The daemon as a real process, serving the home. */
 export function startDaemon(h: CliHome, env: Record<string, string> = {}): CliProcess {
-	return spawnCli(["run"], { ...h.env, CHOPIN_CONTROL_SILENCE_MS: "2000", ...env });
+	return spawnCli(["run"], { ...h.env, ...env });
 }
 
 /** The processes whose command line names the scripted agent (or a pattern), with their state. */
