@@ -7,12 +7,20 @@ import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { eventually, killCliProcesses, runCliProcess } from "../testing/cli-process";
 import { git } from "../testing/git";
-import { processesMatching, type RunSetup, setUpRuns, startDaemon } from "../testing/runs";
+import {
+	processesMatching,
+	type RunSetup,
+	setUpRuns,
+	startDaemon,
+	startDaemonOnTerminal,
+} from "../testing/runs";
 import { readRunRecord } from "../workspaces/run-record";
 
 const SLOW = 60_000;
 const setups: RunSetup[] = [];
+const stops: (() => Promise<unknown>)[] = [];
 afterEach(async () => {
+	for (const stop of stops.splice(0)) await stop();
 	await killCliProcesses();
 	for (const s of setups.splice(0)) await s.close();
 });
@@ -138,6 +146,39 @@ describe("a drop pauses the run and never answers", () => {
 			const record = readRunRecord(s.h.paths.stateDir, id)!;
 			writeFileSync(join(record.workspace, ".continue"), "");
 			await s.until(id, "succeeded");
+		},
+		SLOW,
+	);
+});
+
+describe("permission requests on the daemon's terminal", () => {
+	test(
+		"asked on the terminal; a drop withdraws the question (never answered), a resume asks it again, and the person's answer is the agent's",
+		async () => {
+			const s = await setUpRuns({ agent: ["permission"], proxy: true });
+			setups.push(s);
+			const daemon = startDaemonOnTerminal(s.h);
+			stops.push(() => daemon.stop());
+			await eventually("the machine online", () => s.machines.online(s.machineId));
+			const { id } = await s.start("build");
+			await daemon.waitFor(/asks permission: Write PERMITTED\.md \(edit\)/);
+
+			s.proxy!.cut();
+			await daemon.waitFor(/\(withdrawn: the connection to Chopin dropped, so run run_\w+ is paused/);
+			s.proxy!.restore();
+			await s.until(id, "paused");
+			// Nothing answered it meanwhile: the agent has said nothing of an outcome.
+			expect((await s.logLines(id)).some((line) => line.startsWith("permission: "))).toBe(false);
+
+			expect((await s.act(id, "resume")).status).toBeLessThan(300);
+			await daemon.waitFor(/asks permission: Write PERMITTED\.md \(edit\)/, 2);
+			daemon.type("1\r");
+			await s.until(id, "finished");
+			const lines = await s.logLines(id);
+			expect(lines).toContain("permission: allow");
+			expect(lines).toContain("Answered on the terminal (Allow): Write PERMITTED.md (edit)");
+			expect(existsSync(join(readRunRecord(s.h.paths.stateDir, id)!.workspace, "PERMITTED.md"))).toBe(true);
+			expect(await daemon.stop()).toBe(0);
 		},
 		SLOW,
 	);

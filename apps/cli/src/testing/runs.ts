@@ -140,3 +140,44 @@ export function processesMatching(pattern: RegExp): { pid: number; state: string
 }
 
 export { makeCliHome, startMachineServer };
+
+/** The daemon on a terminal (a real pseudo-terminal): what it writes there, and typing into it. */
+export interface TerminalDaemon {
+	output(): string;
+	type(text: string): void;
+	waitFor(pattern: RegExp, count?: number): Promise<void>;
+	/** Stops it as Ctrl-C does and waits for it. */
+	stop(): Promise<number>;
+}
+
+export function startDaemonOnTerminal(h: CliHome): TerminalDaemon {
+	let text = "";
+	const decoder = new TextDecoder();
+	const terminal = new Bun.Terminal({
+		cols: 200,
+		rows: 50,
+		data: (_term, data) => {
+			text += decoder.decode(data, { stream: true });
+		},
+	});
+	const proc = Bun.spawn([process.execPath, join(import.meta.dir, "..", "main.ts"), "run"], {
+		env: h.env,
+		terminal,
+	});
+	return {
+		output: () => text,
+		type: (input) => terminal.write(input),
+		waitFor: (pattern, count = 1) =>
+			eventually(`${pattern} on the terminal`, () =>
+				(text.match(new RegExp(pattern.source, "g")) ?? []).length >= count ? true : undefined,
+			).then(() => {}),
+		async stop() {
+			proc.kill("SIGINT");
+			const timer = setTimeout(() => proc.kill("SIGKILL"), 10_000);
+			const code = await proc.exited;
+			clearTimeout(timer);
+			terminal.close();
+			return code;
+		},
+	};
+}
