@@ -243,7 +243,9 @@ describe("the compiled chopin binary", () => {
 			// Without its two variables it says what it needs, and exits 2.
 			const bare = await run([cli.binary, "bridge"], { env: isolatedEnv(root) });
 			expect(bare).toMatchObject({ code: 2 });
-			expect(bare.stderr).toContain("`chopin bridge` needs CHOPIN_URL and CHOPIN_RUN_TOKEN in its environment.");
+			expect(bare.stderr).toContain(
+				"`chopin bridge` needs CHOPIN_URL and CHOPIN_RUN_TOKEN in its environment.",
+			);
 		} finally {
 			await s.close();
 		}

@@ -1,17 +1,16 @@
 // The daemon's RunManager, built from its context: a run's checkout (the served one, else the connector's clone),
 // its workspace, its agent launched in the sandbox and its own contained processes, its GitHub token file for a
 // build, its record on disk, the terminal to ask permission on, and the follow-up to the Planner when it ends.
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { MachineClientMessage, RunOffer } from "@chopin/agent-link/machine";
 import { MCP_PATH } from "@chopin/agent-link/mcp";
 import type { SandboxReport } from "../daemon/sandbox-kind";
 import type { Checkout, MachineConfig } from "../machine/machine-config";
 import { LineSplitter } from "../planners/output-lines";
-import { GITHUB_RENEW_BEFORE_MS, Renewals } from "../planners/renewal";
-import { sandboxedArgv } from "../planners/sandbox";
+import { Renewals, scheduleGitHubRenewal } from "../planners/renewal";
+import { sandboxLaunch } from "../planners/sandbox-launch";
 import { TokenFile } from "../planners/token-file";
-import { checkoutGitDirs, cloneDir, ensureClone } from "../planners/workspace";
+import { cloneDir, ensureClone } from "../planners/workspace";
 import { launchScope } from "../processes/scope";
 import { type CliContext, canPrompt } from "../program/context";
 import { ServerApi } from "../server-link/server-api";
@@ -159,17 +158,16 @@ function runParts(
 		},
 		async launch({ workspace, argv, env }): Promise<AgentProcess> {
 			const sandbox = options.sandbox();
-			const tmp = sandbox.kind === "bwrap" ? join(stateDir, "tmp", offer.id) : undefined;
-			if (tmp) mkdirSync(tmp, { recursive: true, mode: 0o700 });
-			const gitDirs = sandbox.kind === "none" ? [] : await checkoutGitDirs(git, workspace.checkout);
-			const command = sandboxedArgv(sandbox.kind, argv, {
+			// The same sandbox as a Planner backend's, with the run's workspace as the one writable folder.
+			const { argv: command, tmp } = await sandboxLaunch(git, {
+				kind: sandbox.kind,
+				command: argv,
 				checkout: workspace.checkout,
-				checkoutGitDirs: gitDirs,
-				worktree: workspace.path,
+				workspace: workspace.path,
+				tmpDir: join(stateDir, "tmp", offer.id),
 				writable: options.config?.planner?.sandbox.write ?? [],
 				hidden: [ctx.paths.credentialFile, ctx.paths.machineConfigFile],
 				readable: [tokensDir],
-				...(tmp && { tmp }),
 			});
 			const listeners: ((line: string) => void)[] = [];
 			const lines = new LineSplitter({
@@ -222,12 +220,11 @@ function runParts(
 				document: () => offer.document.id,
 				onRefused: () => githubFile.remove(),
 			});
-			renewals.schedule("GitHub token", token.expiresAt, GITHUB_RENEW_BEFORE_MS, async () => {
-				const next = await api.githubToken(options.machineToken);
-				if (!next) return undefined;
-				ctx.secrets.add(next.token);
-				githubFile.write(next.token);
-				return next.expiresAt;
+			scheduleGitHubRenewal(renewals, {
+				expiresAt: token.expiresAt,
+				fetch: () => api.githubToken(options.machineToken),
+				write: (next) => githubFile.write(next),
+				secret: (next) => ctx.secrets.add(next),
 			});
 			return { token, file: githubFile.path };
 		},

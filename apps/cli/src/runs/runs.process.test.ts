@@ -3,10 +3,11 @@
 // sandbox, the agent reports through Chopin's MCP tools over HTTP or the stdio bridge, and the run ends on the page;
 // an investigation cannot push; a dropped control channel pauses every process of the run until a person resumes it.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { eventually, killCliProcesses, runCliProcess } from "../testing/cli-process";
 import { git } from "../testing/git";
+import { expectProbe, GIT_IDENTITY, HAS_BWRAP, secondCommit } from "../testing/isolation";
 import {
 	processesMatching,
 	type RunSetup,
@@ -109,6 +110,40 @@ describe("a build on the machine", () => {
 				'Declined "Write PERMITTED.md (edit)": nobody can be asked on this machine (no terminal).',
 			);
 			expect(lines).toContain("permission: deny");
+		},
+		SLOW,
+	);
+});
+
+describe.skipIf(!HAS_BWRAP)("isolation from inside a run", () => {
+	test(
+		"the run's real agent, in the sandbox: every write under the person's checkout fails, their branches, HEAD and index stay, git in the workspace works",
+		async () => {
+			const s = await setUpRuns({ agent: ["probe"] });
+			setups.push(s);
+			const other = await secondCommit(s.h.checkout);
+			const person = () =>
+				Promise.all([
+					git(s.h.checkout, "for-each-ref", "--format=%(refname) %(objectname)", "refs/heads", "refs/tags"),
+					readFileSync(join(s.h.checkout, ".git", "HEAD"), "utf8"),
+					readFileSync(join(s.h.checkout, ".git", "index")).toString("base64"),
+					readFileSync(join(s.h.checkout, ".git", "config"), "utf8"),
+					readFileSync(join(s.h.checkout, "SECOND.md"), "utf8"),
+				]);
+			const before = await person();
+			startDaemon(s.h, { ...GIT_IDENTITY, PROBE_OTHER: other });
+			await eventually("the machine online", () => s.machines.online(s.machineId));
+			const base = await git(s.h.checkout, "rev-parse", "HEAD");
+			const { id } = await s.start("build", "Probe.", base);
+			const run = (await s.until(id, "succeeded")) as { result: { summary: string } };
+			expectProbe(run.result.summary.trim().split("\n"));
+			expect(await person()).toEqual(before);
+			// What the agent committed reached the person as commits, under the connector's own namespace only.
+			await eventually("the probe's branch brought back", async () =>
+				(await git(s.h.checkout, "for-each-ref", `refs/remotes/chopin/${id}/probe/work`)) !== ""
+					? true
+					: undefined,
+			);
 		},
 		SLOW,
 	);

@@ -29,7 +29,7 @@ export interface RunSetup {
 	/** The person's checkout's HEAD when the test began. */
 	base: string;
 	/** ana starts a run from the document's page. */
-	start(kind: "build" | "investigation", brief?: string): Promise<{ id: string }>;
+	start(kind: "build" | "investigation", brief?: string, base?: string): Promise<{ id: string }>;
 	/** The run as the page reads it. */
 	view(id: string): Promise<Record<string, unknown> & { status: string; displayStatus: string }>;
 	/** Its log lines' texts. */
@@ -87,8 +87,8 @@ export async function setUpRuns(options: {
 		machineId,
 		proxy,
 		base,
-		async start(kind, brief = "Implement the plan.") {
-			const res = await api("POST", `/api/documents/${document.id}/builds`, { kind, brief, base });
+		async start(kind, brief = "Implement the plan.", at = base) {
+			const res = await api("POST", `/api/documents/${document.id}/builds`, { kind, brief, base: at });
 			const body = (await res.json()) as { build?: { id: string }; message?: string };
 			if (!body.build) throw new Error(`the start was refused: ${res.status} ${JSON.stringify(body)}`);
 			return body.build;
