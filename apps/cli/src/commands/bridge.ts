@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { CliContext } from "../program/context";
 import { CliError } from "../program/errors";
 import { parseOptions } from "../program/options";
-import type { Run } from "./help";
+import { examples, type Run } from "./help";
 
 export const bridgeOptionsSchema = z.strictObject({});
 export type BridgeOptions = z.infer<typeof bridgeOptionsSchema>;
@@ -15,6 +15,13 @@ export function bridgeCommand(ctx: CliContext, run: Run<BridgeOptions> = runBrid
 	return command
 		.description(
 			"Serve Chopin's MCP tools on stdin/stdout for a run's coding agent (the daemon starts it; it reads CHOPIN_URL and CHOPIN_RUN_TOKEN).",
+		)
+		.addHelpText(
+			"after",
+			examples(
+				[["What a run's agent starts (with both variables in its environment)", "chopin bridge"]],
+				"The daemon names it in the agent's session when the agent cannot reach Chopin's MCP server over HTTP.",
+			),
 		)
 		.action(async () => run(parseOptions(bridgeOptionsSchema, command.opts(), "bridge"), ctx));
 }
