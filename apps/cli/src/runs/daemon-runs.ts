@@ -16,8 +16,14 @@ import { type CliContext, canPrompt } from "../program/context";
 import { ServerApi } from "../server-link/server-api";
 import type { CheckoutGate } from "../workspaces/gate";
 import { syncNamespace, type WorkspaceScope } from "../workspaces/refs";
-import { listRunRecords, runEnded, runWorkspacePath, writeRunRecord } from "../workspaces/run-record";
-import { createRunWorkspace, runBranch } from "../workspaces/run-workspace";
+import {
+	listRunRecords,
+	readRunRecord,
+	runEnded,
+	runWorkspacePath,
+	writeRunRecord,
+} from "../workspaces/run-record";
+import { createRunWorkspace, removeRunWorkspace, runBranch } from "../workspaces/run-workspace";
 import { syncWorkspace } from "../workspaces/sync";
 import { sendFollowUp } from "./follow-up";
 import { RunManager } from "./manager";
@@ -58,6 +64,16 @@ export function daemonRuns(options: DaemonRunsOptions): RunManager {
 		report: options.report,
 		secret: (token) => ctx.secrets.add(token),
 		close: () => prompt?.close(),
+		async removeWorkspace(runId) {
+			const record = readRunRecord(ctx.paths.stateDir, runId);
+			if (!record) return false;
+			const removed = await removeRunWorkspace({ spawn: ctx.spawn, env: ctx.env }, options.gate, {
+				stateDir: ctx.paths.stateDir,
+				record,
+			});
+			ctx.log.info({ run: runId, keepRef: removed.keepRef }, "a discarded run's workspace was deleted");
+			return true;
+		},
 		create: (offer, token) =>
 			new MachineRun(offer, token, runParts(options, offer, acpCommand ?? [], prompt)),
 	});

@@ -32,6 +32,8 @@ export interface RunManagerOptions {
 	secret(token: string): void;
 	/** The daemon is done with runs (the terminal is no longer read). */
 	close?(): void;
+	/** Deletes an ended run's workspace and record (a person discarded it); false when there was none. */
+	removeWorkspace(runId: string): Promise<boolean>;
 }
 
 export class RunManager {
@@ -159,17 +161,24 @@ export class RunManager {
 				ok,
 				...(text && { message: text }),
 			});
-		if (!run) return void answer(false, `This machine does not hold run ${message.run}.`);
 		try {
-			if (message.action === "resume") {
+			if (message.action === "discard") {
+				// Discarded: stopped if it runs, then its workspace deleted (its branches brought back stay in the checkout).
+				await run?.stop("a person discarded it");
+				this.#runs.delete(message.run);
+				const removed = await this.#o.removeWorkspace(message.run);
+				answer(true, removed ? undefined : "Nothing of it was left on this machine.");
+			} else if (!run) {
+				answer(false, `This machine does not hold run ${message.run}.`);
+			} else if (message.action === "resume") {
 				const result = await run.resume();
 				answer(result.ok, result.message);
 			} else {
-				await run.stop(message.action === "discard" ? "a person discarded it" : "a person stopped it");
+				await run.stop("a person stopped it");
 				answer(true);
 			}
 		} catch (error) {
-			this.#o.log.error({ run: run.id, err: error }, `could not ${message.action} the run`);
+			this.#o.log.error({ run: message.run, err: error }, `could not ${message.action} the run`);
 			answer(false, `Could not ${message.action} it: ${(error as Error).message}`);
 		}
 		this.#o.report();

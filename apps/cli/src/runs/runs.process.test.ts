@@ -71,6 +71,13 @@ describe("a build on the machine", () => {
 			expect(report.runs).toContainEqual(
 				expect.objectContaining({ id, worktree: record.workspace, status: "finished" }),
 			);
+
+			// Discarded on the page: the machine deletes its workspace; the commits brought back stay the person's.
+			expect((await s.act(id, "discard")).status).toBe(200);
+			await eventually("the workspace deleted", () => (existsSync(record.workspace) ? undefined : true));
+			expect(readRunRecord(s.h.paths.stateDir, id)).toBeUndefined();
+			expect(await git(s.h.checkout, "for-each-ref", "--format=%(refname)", ref)).toBe(ref);
+			expect(await git(s.h.checkout, "for-each-ref", `refs/chopin/keep/run/${id}`)).toBe("");
 		},
 		SLOW,
 	);
