@@ -37,7 +37,8 @@ try {
 	for (let d = 0; d < 100; d++) {
 		const dir = join(s.h.checkout, "src", `d${d}`);
 		mkdirSync(dir, { recursive: true });
-		for (let f = 0; f < perDir && d * perDir + f < FILES; f++) writeFileSync(join(dir, `f${f}.txt`), `file ${d}/${f}\n`);
+		for (let f = 0; f < perDir && d * perDir + f < FILES; f++)
+			writeFileSync(join(dir, `f${f}.txt`), `file ${d}/${f}\n`);
 	}
 	await git(s.h.checkout, "add", "-A");
 	await git(s.h.checkout, "commit", "-qm", `${FILES} files`);
@@ -69,7 +70,9 @@ try {
 								!known.includes(card.getAttribute("data-build-id") ?? "") &&
 								[...card.querySelectorAll(".log-text")].some((line) => line.textContent?.includes(text)),
 						);
-					const button = [...document.querySelectorAll("button")].find((b) => b.textContent === "Start build");
+					const button = [...document.querySelectorAll("button")].find(
+						(b) => b.textContent === "Start build",
+					);
 					const t0 = performance.now();
 					const observer = new MutationObserver(() => {
 						if (!seen()) return;
@@ -105,7 +108,9 @@ try {
 	console.log(`checkout: ${FILES} files; sandbox and containment as the daemon chose them (see its log)`);
 	console.log(`median click -> first update on the page: ${median(totals).toFixed(0)} ms (target < 2000 ms)`);
 	console.log(`median claim -> agent started (workspace, sandbox): ${median(workspace).toFixed(0)} ms`);
-	console.log(`min ${Math.min(...totals).toFixed(0)} ms, max ${Math.max(...totals).toFixed(0)} ms over ${STARTS} starts`);
+	console.log(
+		`min ${Math.min(...totals).toFixed(0)} ms, max ${Math.max(...totals).toFixed(0)} ms over ${STARTS} starts`,
+	);
 } finally {
 	await browsers.close();
 	await killCliProcesses();

@@ -188,8 +188,10 @@ export class MachineRun {
 		this.#gate.open();
 		if (this.#session && !this.#paused) {
 			await this.#session.cancel();
-			const graceOver = this.#p.clock.sleep(CANCEL_GRACE_MS);
+			const over = new AbortController();
+			const graceOver = this.#p.clock.sleep(CANCEL_GRACE_MS, over.signal).catch(() => {});
 			await Promise.race([this.#done, graceOver]);
+			over.abort();
 		}
 		await this.#agent?.stop();
 		await this.#done;
@@ -204,7 +206,8 @@ export class MachineRun {
 			this.log.add("note", `Preparing a workspace at ${offer.base.slice(0, 12)}.`);
 			const workspace = await p.prepare(offer);
 			this.#workspace = workspace;
-			this.log.add("note", `Workspace ready: ${workspace.path} (branch ${workspace.branch}).`);
+			// Not its path: the log is every member's to read, the path (a home folder) only its machine's owner's.
+			this.log.add("note", `Workspace ready on the branch ${workspace.branch}.`);
 			p.changed(this);
 			await this.#gate.wait();
 			if (this.#stop) throw new Stopped();
