@@ -9,6 +9,9 @@ import { saveCredential } from "../apps/cli/src/machine/credential";
 import { closedOrigin } from "../apps/cli/src/testing/closed-port";
 import { sampleCredential } from "../apps/cli/src/testing/credential";
 import { sampleDaemonStatus } from "../apps/cli/src/testing/daemon-status";
+import { connectStdioMcp } from "../apps/cli/src/testing/mcp-stdio";
+import { claim, readRun, setupBuilds, startRun } from "../apps/server/src/testing/builds";
+import { ManualClock } from "../packages/agent-link/src/clock";
 import { COMPILE_FLAGS, parseBuildArgs } from "./build-cli";
 import { formatSums, parseSums, sha256File } from "./release/sha256";
 import { hostTarget, TARGETS } from "./release/targets";
@@ -205,6 +208,48 @@ describe("the compiled chopin binary", () => {
 			}
 		},
 	);
+
+	test("`chopin bridge` in the binary serves Chopin's MCP tools on stdio with a run's credential", async () => {
+		const s = await setupBuilds(new ManualClock(Date.now()));
+		try {
+			const { build } = await startRun(s);
+			const token = await claim(s.machine, build.id);
+			const root = tempDir();
+			const mcp = await connectStdioMcp(cli.binary, ["bridge"], {
+				...isolatedEnv(root),
+				CHOPIN_URL: s.server.url,
+				CHOPIN_RUN_TOKEN: token,
+			});
+			try {
+				expect(await mcp.toolNames()).toEqual([
+					"invoke_planner",
+					"read_brief",
+					"report_blocker",
+					"report_progress",
+					"report_pull_request",
+					"report_result",
+				]);
+				const brief = await mcp.call("read_brief");
+				expect(JSON.parse(brief.text)).toMatchObject({ run: { id: build.id }, brief: "Do step one." });
+				expect(await mcp.call("report_progress", { stage: "Bridged", status: "completed" })).toMatchObject({
+					isError: false,
+				});
+				expect((await readRun(s, build.id)).stages).toContainEqual(
+					expect.objectContaining({ name: "Bridged", status: "completed" }),
+				);
+			} finally {
+				await mcp.close();
+			}
+			// Without its two variables it says what it needs, and exits 2.
+			const bare = await run([cli.binary, "bridge"], { env: isolatedEnv(root) });
+			expect(bare).toMatchObject({ code: 2 });
+			expect(bare.stderr).toContain(
+				"`chopin bridge` needs CHOPIN_URL and CHOPIN_RUN_TOKEN in its environment.",
+			);
+		} finally {
+			await s.close();
+		}
+	}, 30_000);
 
 	test("a usage error keeps its exit status in the binary", async () => {
 		const result = await run([cli.binary, "connect", "gemini", "--acp"], { env: isolatedEnv(tempDir()) });

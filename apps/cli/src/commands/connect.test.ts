@@ -116,6 +116,20 @@ describe("connect: parse half", () => {
 		expect(options.acpCommand).toEqual(["npx", "@agentclientprotocol/claude-agent-acp"]);
 	});
 
+	test("an ACP command quoted whole after -- is split into words as --planner-command is", async () => {
+		const options = await connect(["--", "npx 'my agent' --acp"]);
+		expect(options.acpCommand).toEqual(["npx", "my agent", "--acp"]);
+		// Words the shell already split stay as they are, blanks and all.
+		expect((await connect(["--", "/opt/my agent/bin/acp", "--x"])).acpCommand).toEqual([
+			"/opt/my agent/bin/acp",
+			"--x",
+		]);
+		await expect(connect(["--", "npx 'my agent"])).rejects.toMatchObject({
+			code: "acp-command-unmatched-quote",
+		});
+		await expect(connect(["--", "agent | tee log"])).rejects.toMatchObject({ code: "acp-command-operator" });
+	});
+
 	test("a label value of -- is a label, not the separator", async () => {
 		const options = await connect(["--label", "--", "--", "x"]);
 		expect(options.label).toBe("--");

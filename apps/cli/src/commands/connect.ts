@@ -56,18 +56,34 @@ const envEntrySchema = z.string().transform((entry, ctx): [string, string] => {
 	return [key, entry.slice(eq + 1)];
 });
 
-const wordsAfterDash = z.array(z.string()).superRefine((words, ctx) => {
-	if (words.length === 0 || words.some((w) => w === "")) {
-		codedIssue(
-			ctx,
-			"acp-command-empty",
-			words.length === 0
-				? "Nothing follows `--`: the ACP command is missing."
-				: "The ACP command after `--` has an empty word.",
-			"Name the ACP agent's command after `--`, for example: chopin connect -- gemini --acp",
-		);
-	}
-});
+/**
+ * The ACP command: the words after `--`, run directly (never by a shell). One word with blanks in it (the command
+ * quoted whole, `-- "npx my-agent --acp"`) is split into words as --planner-command is, with the same rules.
+ */
+const wordsAfterDash = z
+	.array(z.string())
+	.superRefine((words, ctx) => {
+		if (words.length === 0 || words.some((w) => w === "")) {
+			codedIssue(
+				ctx,
+				"acp-command-empty",
+				words.length === 0
+					? "Nothing follows `--`: the ACP command is missing."
+					: "The ACP command after `--` has an empty word.",
+				"Name the ACP agent's command after `--`, for example: chopin connect -- gemini --acp",
+			);
+		}
+	})
+	.transform((words, ctx) => {
+		if (words.length !== 1 || !/\s/.test(words[0]!)) return words;
+		try {
+			return splitCommandLine(words[0]!, "acp");
+		} catch (error) {
+			if (!(error instanceof CliError)) throw error;
+			codedIssue(ctx, error.code, error.message, error.hint);
+			return z.NEVER;
+		}
+	});
 
 /** What commander hands the action, before checking. */
 const rawConnectSchema = z

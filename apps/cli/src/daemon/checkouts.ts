@@ -1,10 +1,18 @@
-// The checkouts the daemon serves, each held by its lock for as long as it is served (one daemon per checkout).
+// The checkouts the daemon serves, each held by its lock for as long as it is served (one daemon per checkout),
+// with the branch and HEAD commit they are at (a person starting a build on the page is offered that commit).
 import { type HeldLock, lockCheckout } from "../local/lock";
 import type { Logger } from "../local/log";
+import { currentBranch, type GitDeps, headCommit } from "../machine/git";
 import type { Checkout } from "../machine/machine-config";
 
+/** Where a served checkout is now: its branch (none when detached) and HEAD (none before the first commit). */
+export interface CheckoutPosition {
+	branch?: string;
+	head?: string;
+}
+
 export class ServedCheckouts {
-	readonly #held = new Map<string, { checkout: Checkout; lock: HeldLock }>();
+	readonly #held = new Map<string, { checkout: Checkout; lock: HeldLock; position?: CheckoutPosition }>();
 	readonly #locksDir: string;
 	readonly #log: Logger;
 	readonly #now: () => number;
@@ -18,6 +26,29 @@ export class ServedCheckouts {
 	/** Every served checkout, in the order they were added. */
 	list(): Checkout[] {
 		return [...this.#held.values()].map((entry) => entry.checkout);
+	}
+
+	/** Where each served checkout was when last looked at (refreshPositions), by path. */
+	position(path: string): CheckoutPosition | undefined {
+		return this.#held.get(key(path))?.position;
+	}
+
+	/**
+	 * Asks git where every served checkout is now; true when any moved (a commit, a branch switch), so the
+	 * caller reports it. A checkout git cannot read keeps what was known.
+	 */
+	async refreshPositions(git: GitDeps): Promise<boolean> {
+		let moved = false;
+		for (const entry of this.#held.values()) {
+			const [branch, head] = await Promise.all([
+				currentBranch(git, entry.checkout.path).catch(() => entry.position?.branch),
+				headCommit(git, entry.checkout.path).catch(() => entry.position?.head),
+			]);
+			const next = { ...(branch && { branch }), ...(head && { head }) };
+			if (JSON.stringify(next) !== JSON.stringify(entry.position ?? {})) moved = true;
+			entry.position = next;
+		}
+		return moved;
 	}
 
 	has(path: string): boolean {

@@ -1,6 +1,7 @@
 // The machine daemon (`chopin run`): one per state dir, a lock per checkout, the control socket, and the control
 // channel kept up until it is stopped (exit 0) or the server refuses the machine for good (its exit code).
 import { reconnectBackoff } from "@chopin/agent-link/backoff";
+import type { Timer } from "@chopin/agent-link/clock";
 import type { Assignment, MachineServerMessage, PlannerState, RunState } from "@chopin/agent-link/machine";
 import { type IpcServer, listenIpc } from "../local/ipc";
 import { lockDaemon } from "../local/lock";
@@ -11,6 +12,8 @@ import type { PlannerManager } from "../planners/manager";
 import { setUpContainment } from "../processes/containment";
 import { killAdoptedOrphans } from "../processes/subreaper";
 import type { CliContext } from "../program/context";
+import { daemonRuns } from "../runs/daemon-runs";
+import { RunManager } from "../runs/manager";
 import { clientHeader } from "../server-link/client-info";
 import { finalRefusalError } from "../server-link/server-errors";
 import { CheckoutGate } from "../workspaces/gate";
@@ -22,6 +25,9 @@ import { daemonSettings } from "./settings";
 import { NetworkWatcher, type Trigger, WakeDetector } from "./triggers";
 
 /** What the next tasks and the tests plug in; every field has a working default. */
+/** How often the served checkouts' branch and HEAD are looked at. */
+export const POSITION_EVERY_MS = 60_000;
+
 export interface DaemonSeams {
 	/** What says "the network is probably back": by default a wake-from-sleep detector and a network watcher. */
 	triggers?: readonly Trigger[];
@@ -29,7 +35,7 @@ export interface DaemonSeams {
 	random?: () => number;
 	/** The Planner backends' states, for hello and report (none until the next task runs them). */
 	planners?: () => PlannerState[];
-	/** The builds' states (none yet). */
+	/** The runs' states, instead of the daemon's own (tests of the channel alone). */
 	runs?: () => RunState[];
 	/** The documents the server asks this machine to run, each time the set changes. */
 	onAssignments?: (assignments: Assignment[]) => void;
@@ -45,6 +51,8 @@ export interface RunningDaemon {
 	readonly checkouts: ServedCheckouts;
 	/** The Planner backends, when the config names a Planner command (replaced when its settings change). */
 	readonly planners: PlannerManager | undefined;
+	/** Builds and investigations. */
+	readonly runs: RunManager;
 	/** Sends a report now (the state changed). */
 	report(): void;
 	/** Stops gracefully, as `chopin disconnect` or Ctrl-C does. */
@@ -80,15 +88,21 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 	// One busy check per repository for every git write the daemon makes to a checkout: Planner backends and runs.
 	const gate = new CheckoutGate();
 	const state = (): MachineState => ({
-		checkouts: checkouts.list().map(({ path, repository, origin, branch }) => ({
-			path,
-			repository,
-			origin,
-			...(branch ? { branch } : {}),
-		})),
-		runs: seams.runs?.() ?? [],
+		checkouts: checkouts.list().map(({ path, repository, origin, branch }) => {
+			const position = checkouts.position(path);
+			const current = position ? position.branch : branch;
+			return {
+				path,
+				repository,
+				origin,
+				...(current ? { branch: current } : {}),
+				...(position?.head ? { head: position.head } : {}),
+			};
+		}),
+		runs: seams.runs?.() ?? runs.states(),
 		planners: planners(),
 		sandbox,
+		runner: runs.runner(),
 	});
 	// Created once the link exists: its events and reports travel on it.
 	let manager: PlannerManager | undefined;
@@ -113,13 +127,19 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		silenceMs: settings.silenceMs,
 		probeMs: settings.probeMs,
 		onEvent: (event: LinkEvent) => {
+			// A drop pauses every run at once; only a person's resume continues them (never the reconnect).
+			if (event.type === "ended" && !(event.outcome.kind === "ended" && event.outcome.why === "stop"))
+				void runs.channelDown();
 			if (event.type !== "connected") return;
+			runs.channelUp();
+			void refreshPositions();
 			const { machine } = event.welcome;
 			if (!welcomedBefore)
 				say(ctx, `Connected to ${server} as ${machine.owner}'s machine "${machine.label}".`);
 			welcomedBefore = true;
 		},
 		onMessage: (message: MachineServerMessage) => {
+			if (RunManager.isRunMessage(message)) return runs.handle(message);
 			if (message.type !== "welcome" && message.type !== "planners") return;
 			assignments = message.planners;
 			seams.onAssignments?.(message.planners);
@@ -134,6 +154,31 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		},
 	});
 	let warnedNoCommand = false;
+	const runs = daemonRuns({
+		ctx,
+		config,
+		server,
+		machineToken: credential.token,
+		sandbox: () => sandbox,
+		checkouts: () => checkouts.list(),
+		gate,
+		send: (message) => link.send(message),
+		report: () => link.report(),
+		...(seams.cloneUrl ? { cloneUrl: seams.cloneUrl } : {}),
+	});
+	/** The served checkouts' branch and HEAD, reported when they moved (the page offers HEAD as a build's base). */
+	const refreshPositions = async () => {
+		if (await checkouts.refreshPositions({ spawn: ctx.spawn, env: ctx.env }).catch(() => false))
+			link.report();
+	};
+	let positionTimer: Timer | undefined;
+	const watchPositions = () => {
+		positionTimer = ctx.clock.setTimeout(() => {
+			void refreshPositions().finally(() => {
+				if (!stopping) watchPositions();
+			});
+		}, POSITION_EVERY_MS);
+	};
 	/** The server's latest Planner assignments, handed to a manager built after them. */
 	let assignments: Assignment[] = [];
 	const plannersFor = (machineConfig: MachineConfig) =>
@@ -181,6 +226,7 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		link,
 		checkouts,
 		planners: manager,
+		runs,
 		report: () => link.report(),
 		stop,
 	};
@@ -200,7 +246,7 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 						checkouts,
 						planners,
 						sandbox,
-						runs: seams.runs,
+						runs: seams.runs ?? (() => runs.states()),
 					}),
 				checkouts,
 				report: () => link.report(),
@@ -211,6 +257,8 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 			}),
 		});
 		for (const checkout of config?.checkouts ?? []) await checkouts.add(checkout);
+		await refreshPositions();
+		watchPositions();
 		ctx.signal.addEventListener("abort", stop, { once: true });
 		if (ctx.signal.aborted) stop();
 		const count = checkouts.list().length;
@@ -227,15 +275,19 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		try {
 			await link.run();
 		} catch (error) {
-			// Refused for good (revoked, pair again): no backend keeps running on a machine Chopin refuses.
-			await manager?.stopAll(`Chopin refused the machine: ${(error as Error).message}`, "refused");
+			// Refused for good (revoked, pair again): no backend or run keeps running on a machine Chopin refuses.
+			const why = `Chopin refused the machine: ${(error as Error).message}`;
+			await Promise.all([manager?.stopAll(why, "refused"), runs.stopAll(why)]);
 			throw error;
 		}
-		await manager?.stopAll("the daemon stopped");
+		await Promise.all([manager?.stopAll("the daemon stopped"), runs.stopAll("the daemon stopped")]);
 		say(ctx, "Stopped: the connection was closed and the locks released.");
 	} finally {
-		// Whatever ended the daemon, no backend outlives it (a no-op when they were stopped above), nor an orphan it adopted.
-		await manager?.stopAll("the daemon stopped");
+		// Whatever ended the daemon, no backend or run outlives it (a no-op when they were stopped above), nor an
+		// orphan it adopted.
+		positionTimer?.cancel();
+		await Promise.all([manager?.stopAll("the daemon stopped"), runs.stopAll("the daemon stopped")]);
+		runs.close();
 		if (containment.mode === "subreaper") killAdoptedOrphans();
 		ctx.signal.removeEventListener("abort", stop);
 		await checkouts.releaseAll();

@@ -1,5 +1,5 @@
 // Whether a recorded process id still names a live process: the basis for replacing stale locks and sockets.
-import { readFileSync } from "node:fs";
+import { readProcess } from "../processes/process-table";
 
 export interface ProcessIdentity {
 	pid: number;
@@ -36,29 +36,8 @@ export function isAlive(owner: ProcessIdentity): boolean {
 	return true;
 }
 
-interface ProcStat {
-	state: string;
-	startTime: string;
-}
-
-function readProcStat(pid: number): ProcStat | undefined {
-	let text: string;
-	try {
-		text = readFileSync(`/proc/${pid}/stat`, "utf8");
-	} catch {
-		return undefined;
-	}
-	// The command name (field 2) is in parentheses and may itself hold spaces or ")", so the
-	// fields are counted from the last ")".
-	const close = text.lastIndexOf(")");
-	if (close < 0) return undefined;
-	const fields = text
-		.slice(close + 2)
-		.trim()
-		.split(" ");
-	// fields[0] is field 3 (state); field 22 (starttime) is fields[19].
-	const state = fields[0];
-	const startTime = fields[19];
-	if (state === undefined || startTime === undefined) return undefined;
-	return { state, startTime };
+/** State and start time from /proc (Linux): the one parser of /proc/<pid>/stat is process-table.ts'. */
+function readProcStat(pid: number): { state: string; startTime: string } | undefined {
+	const info = readProcess(pid);
+	return info && { state: info.state, startTime: String(info.startTime) };
 }

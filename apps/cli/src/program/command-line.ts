@@ -38,10 +38,16 @@ export type CommandWords = z.infer<typeof commandWordsSchema>;
 const OPERATOR_HINT =
 	"chopin runs the command directly, without a shell. Quote the character to pass it literally, or put the pipeline in a script (or `sh -c '...'`).";
 
-/** Splits a command line into words, or throws a CliError with one of the planner-command codes. */
-export function splitCommandLine(input: string): CommandWords {
+/** Which command is split: its error codes (`planner-command-*`, `acp-command-*`) and how messages name it. */
+export type CommandKind = "planner" | "acp";
+
+const LABEL: Record<CommandKind, string> = { planner: "planner command", acp: "ACP command" };
+
+/** Splits a command line into words, or throws a CliError with one of the kind's command codes. */
+export function splitCommandLine(input: string, kind: CommandKind = "planner"): CommandWords {
+	const label = LABEL[kind];
 	if (input.includes("\0")) {
-		throw new CliError("planner-command-invalid", "The planner command contains a NUL character.");
+		throw new CliError(`${kind}-command-invalid`, `The ${label} contains a NUL character.`);
 	}
 	const words: string[] = [];
 	let word = "";
@@ -57,7 +63,7 @@ export function splitCommandLine(input: string): CommandWords {
 			i++;
 		} else if (ch === "'") {
 			const end = input.indexOf("'", i + 1);
-			if (end < 0) throw unmatched("'", i);
+			if (end < 0) throw unmatched("'", i, kind);
 			word += input.slice(i + 1, end);
 			inWord = true;
 			i = end + 1;
@@ -80,7 +86,7 @@ export function splitCommandLine(input: string): CommandWords {
 				word += c;
 				i++;
 			}
-			if (!closed) throw unmatched('"', start);
+			if (!closed) throw unmatched('"', start, kind);
 			inWord = true;
 		} else if (ch === "\\") {
 			if (i + 1 >= input.length) {
@@ -97,8 +103,8 @@ export function splitCommandLine(input: string): CommandWords {
 			}
 		} else if (OPERATORS.has(ch)) {
 			throw new CliError(
-				"planner-command-operator",
-				`The planner command has an unquoted ${JSON.stringify(ch)} at position ${i + 1}, which a shell would treat as an operator.`,
+				`${kind}-command-operator`,
+				`The ${label} has an unquoted ${JSON.stringify(ch)} at position ${i + 1}, which a shell would treat as an operator.`,
 				OPERATOR_HINT,
 			);
 		} else {
@@ -110,26 +116,28 @@ export function splitCommandLine(input: string): CommandWords {
 	if (inWord) words.push(word);
 	if (words.length === 0) {
 		throw new CliError(
-			"planner-command-empty",
-			"The planner command is empty.",
-			'Pass the command to run, for example --planner-command "my-planner --flag".',
+			`${kind}-command-empty`,
+			`The ${label} is empty.`,
+			kind === "planner"
+				? 'Pass the command to run, for example --planner-command "my-planner --flag".'
+				: "Name the ACP agent's command after `--`, for example: chopin connect -- gemini --acp",
 		);
 	}
 	if (words.some((w) => w === "")) {
 		throw new CliError(
-			"planner-command-empty",
-			"The planner command has an empty word (a pair of quotes with nothing in them).",
-			"Remove the empty quotes; an empty argument cannot be passed to a Planner backend.",
+			`${kind}-command-empty`,
+			`The ${label} has an empty word (a pair of quotes with nothing in them).`,
+			"Remove the empty quotes; an empty argument cannot be passed to a command.",
 		);
 	}
 	return words;
 }
 
-function unmatched(quote: string, position: number): CliError {
+function unmatched(quote: string, position: number, kind: CommandKind): CliError {
 	const name = quote === "'" ? "single" : "double";
 	return new CliError(
-		"planner-command-unmatched-quote",
-		`The planner command has an unmatched ${name} quote (${quote}) at position ${position + 1}.`,
+		`${kind}-command-unmatched-quote`,
+		`The ${LABEL[kind]} has an unmatched ${name} quote (${quote}) at position ${position + 1}.`,
 		`Close the quote, or escape it as \\${quote} to mean the character itself.`,
 	);
 }

@@ -75,6 +75,19 @@ export const CLI_ERRORS = {
 	},
 	"option-invalid": { exit: EXIT.usage, when: "An option's value has the wrong form." },
 	"acp-command-empty": { exit: EXIT.usage, when: "`--` was given with no ACP command after it." },
+	"acp-command-unmatched-quote": {
+		exit: EXIT.usage,
+		when: "The ACP command, given after `--` as one quoted string, has a quote that is never closed.",
+	},
+	"acp-command-operator": {
+		exit: EXIT.usage,
+		when: "The ACP command, given after `--` as one quoted string, has an unquoted shell operator.",
+	},
+	"acp-command-invalid": { exit: EXIT.usage, when: "The ACP command contains a NUL character." },
+	"bridge-env-missing": {
+		exit: EXIT.usage,
+		when: "`chopin bridge` was started without CHOPIN_URL and CHOPIN_RUN_TOKEN (a run's agent starts it with both).",
+	},
 	"env-invalid": { exit: EXIT.usage, when: "An --env value is not KEY=VALUE with a valid variable name." },
 	"env-reserved": {
 		exit: EXIT.usage,

@@ -1,5 +1,6 @@
 // The `chopin` command tree (commander), made testable: output goes to the context's writers and parse errors become CliErrors.
 import { Command, CommanderError } from "commander";
+import { type BridgeOptions, bridgeCommand } from "../commands/bridge";
 import { type ConnectOptions, connectCommand } from "../commands/connect";
 import { type DisconnectOptions, disconnectCommand } from "../commands/disconnect";
 import type { Run } from "../commands/help";
@@ -21,6 +22,7 @@ export interface Runners {
 	logs?: Run<LogsOptions>;
 	service?: ServiceRunners;
 	workspaces?: WorkspacesRunners;
+	bridge?: Run<BridgeOptions>;
 }
 
 export function buildProgram(ctx: CliContext, runners: Runners = {}): Command {
@@ -36,6 +38,8 @@ export function buildProgram(ctx: CliContext, runners: Runners = {}): Command {
 		.addCommand(logsCommand(ctx, runners.logs))
 		.addCommand(workspacesCommand(ctx, runners.workspaces))
 		.addCommand(serviceCommand(ctx, runners.service))
+		// Plumbing a run's agent starts, not a command for people: documented in docs/cli.md, left out of --help.
+		.addCommand(bridgeCommand(ctx, runners.bridge), { hidden: true })
 		.addHelpText(
 			"after",
 			examples([

@@ -60,9 +60,14 @@ export function formatStatus(report: StatusReport): string {
 			: "not served by a daemon";
 		lines.push(`  ${c.repository}  ${c.path}  (${state})`);
 	}
-	if (report.runs.length === 0) row("Runs", "none");
-	else lines.push("Runs:");
-	for (const run of report.runs) lines.push(`  ${run.id}  ${run.status}  ${run.worktree}`);
+	// The daemon knows its live runs and its latest ended ones; every kept workspace is on disk for `workspaces list`.
+	const kept = "`chopin workspaces list` shows every kept workspace";
+	if (report.runs.length === 0) row("Runs", daemon.running ? `none (${kept})` : `none running (${kept})`);
+	else lines.push(`Runs (${kept}):`);
+	for (const run of report.runs)
+		lines.push(
+			`  ${run.id}  ${run.kind ?? "run"}  ${run.status}  ${run.worktree}${run.branch ? `  (branch ${run.branch})` : ""}`,
+		);
 	if (report.planners.length === 0) row("Planners", "none");
 	else lines.push("Planners:");
 	for (const p of report.planners) {

@@ -1,5 +1,6 @@
 // A loopback TCP proxy that can stall like a dead network: blackhole() stops forwarding without closing anything
-// (bytes and closes wait, new connections are accepted and left pending), restore() delivers all of it at once.
+// (bytes and closes wait, new connections are accepted and left pending), cut() drops every connection at once and
+// holds new ones like a blackhole, restore() delivers all of it at once.
 import { createServer, type Server, type Socket, connect as tcpConnect } from "node:net";
 
 interface Pair {
@@ -46,6 +47,16 @@ export class TcpProxy {
 	/** Stops forwarding in both directions; nothing is closed and nothing is lost. */
 	blackhole(): void {
 		this.#stalled = true;
+	}
+
+	/** Drops every open connection (both ends see it reset) and holds new ones until restore(). */
+	cut(): void {
+		this.#stalled = true;
+		for (const pair of this.#pairs) {
+			pair.client.destroy();
+			pair.upstream?.destroy();
+		}
+		this.#pairs.clear();
 	}
 
 	/** Forwards again: pending connections reach the server, held bytes and closes are delivered. */

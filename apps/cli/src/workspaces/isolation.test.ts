@@ -2,9 +2,8 @@
 // workspace is sandboxed, every write under the person's checkout (its .git above all) fails, their branches, HEAD and
 // index stay as they were, and git in the workspace works; the connector then brings the work back under its namespace.
 import { afterEach, describe, expect, test } from "bun:test";
-import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { Backoff } from "@chopin/agent-link/backoff";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { execa } from "execa";
@@ -15,82 +14,16 @@ import { ServerApi } from "../server-link/server-api";
 import { readLog } from "../testing/cli-process";
 import { createTestContext, makeTempDir, type TestContext } from "../testing/context";
 import { git, makeRepo } from "../testing/git";
+import { expectProbe, GIT_IDENTITY, HAS_BWRAP, PROBE, secondCommit, snapshot } from "../testing/isolation";
 import { type MachineServer, makeCliHome, pairHome, startMachineServer } from "../testing/machine-server";
 import { CheckoutGate } from "./gate";
 import { createRunWorkspace } from "./run-workspace";
 import { syncWorkspace } from "./sync";
 
-const PROBE = join(import.meta.dir, "..", "testing", "fixtures", "isolation-probe.sh");
-const HAS_BWRAP = Boolean(Bun.which("bwrap"));
-const GIT_IDENTITY = {
-	GIT_AUTHOR_NAME: "Agent",
-	GIT_AUTHOR_EMAIL: "agent@example.com",
-	GIT_COMMITTER_NAME: "Agent",
-	GIT_COMMITTER_EMAIL: "agent@example.com",
-};
-
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
 	for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
-
-/** Every write the probe tries, in its order; each must be refused (outside a sandbox each one succeeds). */
-const REFUSED = [
-	"a new object",
-	"an object file",
-	"update-ref refs/heads/main",
-	"update-ref through GIT_DIR",
-	"a new branch",
-	"worktree add",
-	"the worktrees folder",
-	"git push into the checkout",
-	"a reflog",
-	"HEAD",
-	"symbolic-ref HEAD",
-	"the index",
-	"the index file",
-	"config",
-	"hooks",
-	"packed-refs",
-	"the packed-refs file",
-	"a file of the checkout",
-].map((what) => `refused ${what}`);
-const WORKED = ["workspace checkout -b", "workspace commit", "workspace branch"];
-
-/** The checkout's second commit, so that `update-ref refs/heads/main <first>` would be a real move. */
-async function secondCommit(checkout: string): Promise<string> {
-	const first = await git(checkout, "rev-parse", "HEAD");
-	writeFileSync(join(checkout, "SECOND.md"), "second\n");
-	await git(checkout, "add", "SECOND.md");
-	await git(checkout, "commit", "--quiet", "-m", "second");
-	// A local edit of the person's, which must stay.
-	writeFileSync(join(checkout, "SECOND.md"), "edited, not committed\n");
-	return first;
-}
-
-/** Every file under a folder with the digest of its content and its mode. */
-function snapshot(root: string): Record<string, string> {
-	const out: Record<string, string> = {};
-	const walk = (dir: string) => {
-		for (const entry of readdirSync(dir, { withFileTypes: true })) {
-			const path = join(dir, entry.name);
-			if (entry.isDirectory()) walk(path);
-			else {
-				const digest = createHash("sha256").update(readFileSync(path)).digest("hex");
-				out[relative(root, path)] = `${digest} ${statSync(path).mode.toString(8)}`;
-			}
-		}
-	};
-	walk(root);
-	return out;
-}
-
-function expectProbe(lines: string[]): void {
-	expect(lines.filter((line) => line.startsWith("WROTE"))).toEqual([]);
-	expect(lines.filter((line) => line.startsWith("refused"))).toEqual(REFUSED);
-	for (const step of WORKED) expect(lines).toContain(step);
-	expect(lines.at(-1)).toBe("probe done");
-}
 
 describe.skipIf(!HAS_BWRAP)("isolation in the sandbox", () => {
 	test("a run's workspace: nothing under the checkout is writable, the workspace is, and the sync brings the commit back", async () => {

@@ -1,5 +1,6 @@
 // A machine as the Machines page and the API show it: online or when last heard from, its last report, and
-// its runs as shown (a dropped machine's live runs say "machine offline" for MACHINE_OFFLINE_GRACE_MS, then failed).
+// its runs as shown (a dropped machine's live runs say "machine offline" for MACHINE_OFFLINE_GRACE_MS, then that they
+// need a person's decision, as the document page's run cards do).
 import {
 	checkoutSchema,
 	clientInfoSchema,
@@ -19,12 +20,13 @@ export const RUN_DISPLAY_STATUSES = [
 	"failed",
 	"stopped",
 	"machine-offline",
+	"needs-decision",
 ] as const;
 
 export const machineRunViewSchema = runStateSchema.extend({
-	/** What to show: as reported while the machine is online; "machine-offline", then "failed", while it is away. */
+	/** What to show: as reported while the machine is online; "machine-offline", then "needs-decision", while it is away. */
 	displayStatus: z.enum(RUN_DISPLAY_STATUSES),
-	/** Set while the run shows machine-offline: when it will show failed unless the machine is back. */
+	/** Set while the run shows machine-offline: when it will need a decision unless the machine is back. */
 	offlineUntil: z.number().optional(),
 });
 export type MachineRunView = z.infer<typeof machineRunViewSchema>;
@@ -67,7 +69,8 @@ export function runDisplay(
 	if (online || !live) return { ...run, displayStatus: run.status };
 	const until = offlineSince + graceMs;
 	if (now < until) return { ...run, displayStatus: "machine-offline", offlineUntil: until };
-	return { ...run, displayStatus: "failed" };
+	// Past the grace period nothing is decided for the person: the run waits for them (discard it, or wait on).
+	return { ...run, displayStatus: "needs-decision" };
 }
 
 export function toMachineView(

@@ -20,7 +20,7 @@ afterEach(async () => {
 	for (const s of open.splice(0)) await s.close();
 });
 
-test("a dropped machine's runs show machine offline for the grace period, then failed, and continue when it is back", async () => {
+test("a dropped machine's runs show machine offline for the grace period, then that they need a decision, and continue when it is back", async () => {
 	const clock = new ManualClock();
 	const server = await startTestServer({ clock, env: { ...LOCAL_ENV, MACHINE_OFFLINE_GRACE_MS: "600000" } });
 	open.push(server);
@@ -62,7 +62,7 @@ test("a dropped machine's runs show machine offline for the grace period, then f
 	expect(away.runs[1]!.displayStatus).toBe("finished");
 
 	await clock.advance(600_000);
-	expect((await view()).runs[0]!.displayStatus).toBe("failed");
+	expect((await view()).runs[0]!.displayStatus).toBe("needs-decision");
 
 	// Back, its hello names the run it still holds: it shows as reported again.
 	const back = await connectMachine(server.url, credential);

@@ -23,6 +23,7 @@ const RUN_STATES: Record<MachineRunView["displayStatus"], string> = {
 	failed: "failed",
 	stopped: "stopped",
 	"machine-offline": "machine offline",
+	"needs-decision": "machine offline: needs a decision on its document's page",
 };
 
 export function MachineCard(props: {
