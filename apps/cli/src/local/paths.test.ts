@@ -21,6 +21,7 @@ describe("resolvePaths", () => {
 			locksDir: "/home/me/.local/share/chopin/locks",
 			credentialFile: "/home/me/.local/share/chopin/credential.json",
 			checkedFile: "/home/me/.local/share/chopin/checked.json",
+			daemonExitFile: "/home/me/.local/share/chopin/daemon-exit.json",
 			machineConfigFile: "/home/me/.config/chopin/machine.json",
 			socket: "/home/me/.local/share/chopin/chopin.sock",
 		});

@@ -15,6 +15,8 @@ export interface CliPaths {
 	readonly machineConfigFile: string;
 	/** Digests of the files a full check accepted (checked-files.ts). */
 	readonly checkedFile: string;
+	/** How the last daemon ended (daemon-exit.ts). */
+	readonly daemonExitFile: string;
 	/** A Unix socket path, or a Windows named pipe name. */
 	readonly socket: string;
 }
@@ -93,6 +95,7 @@ export function resolvePaths(options: {
 		credentialFile: join(stateDir, "credential.json"),
 		machineConfigFile: join(configDir, "machine.json"),
 		checkedFile: join(stateDir, "checked.json"),
+		daemonExitFile: join(stateDir, "daemon-exit.json"),
 		socket: socketPath(stateDir, options.platform),
 	};
 }
