@@ -233,17 +233,20 @@ describe("stopping what a run started", () => {
 	test(
 		"an agent whose children leave its group, hold its pipes and ignore SIGTERM: a stop from the page ends them all, and the daemon's own stop returns",
 		async () => {
-			const { s, daemon } = await serve({ agent: ["escape"] });
+			// Sleeps of a length no other test uses: what is counted is this test's alone.
+			const tag = 40_000 + Math.floor(Math.random() * 20_000) * 2;
+			const escaped = new RegExp(`^sleep (${tag}|${tag + 1})$`);
+			const { s, daemon } = await serve({ agent: ["escape", String(tag)] });
 			const { id } = await s.start("build");
 			await eventually("the escaped children", async () =>
 				(await s.logLines(id)).includes("escaped children started"),
 			);
-			expect(processesMatching(/^sleep 30[12]$/).length).toBe(2);
+			expect(processesMatching(escaped).length).toBe(2);
 			const asked = Date.now();
 			expect((await s.act(id, "stop")).status).toBeLessThan(300);
 			await s.until(id, "stopped");
 			await eventually("nothing of the run left", () =>
-				processesMatching(/^sleep 30[12]$/).length === 0 ? true : undefined,
+				processesMatching(escaped).length === 0 ? true : undefined,
 			);
 			expect(Date.now() - asked).toBeLessThan(6_000);
 
@@ -254,7 +257,7 @@ describe("stopping what a run started", () => {
 			);
 			daemon.kill("SIGINT");
 			expect(await daemon.exited).toBe(0);
-			expect(processesMatching(/^sleep 30[12]$/)).toEqual([]);
+			expect(processesMatching(escaped)).toEqual([]);
 			expect(readRunRecord(s.h.paths.stateDir, second.id)?.status).toBe("stopped");
 		},
 		SLOW,
