@@ -1,8 +1,7 @@
 // `chopin disconnect`: stop the daemon, revoke this machine on the server, forget the credential; idempotent, and offline too.
 import { Command } from "commander";
 import { z } from "zod";
-import { ipcRequest } from "../local/ipc";
-import { isAlive } from "../local/process-liveness";
+import { stopDaemon } from "../daemon/stop-daemon";
 import { type Credential, deleteCredential, loadCredential } from "../machine/credential";
 import type { CliContext } from "../program/context";
 import { CliError } from "../program/errors";
@@ -28,17 +27,13 @@ export function disconnectCommand(ctx: CliContext, run: Run<DisconnectOptions> =
 		.action(async () => run(parseOptions(disconnectOptionsSchema, command.opts(), "disconnect"), ctx));
 }
 
-/** How long disconnect waits for a stopped daemon's process to end. */
-export const DAEMON_EXIT_WAIT_MS = 10_000;
-const EXIT_POLL_MS = 100;
-
 /**
  * Idempotent (STYLE 8): stops the daemon (first, so it exits 0 instead of hearing its own
  * revocation), revokes the machine on the server (an already revoked one counts as done),
  * and deletes the credential. Offline, the local credential still goes, with a warning.
  */
 export async function runDisconnect(_options: DisconnectOptions, ctx: CliContext): Promise<void> {
-	await stopDaemon(ctx);
+	await stopFirst(ctx);
 	let credential: Credential | undefined;
 	try {
 		credential = loadCredential(ctx);
@@ -76,22 +71,13 @@ export async function runDisconnect(_options: DisconnectOptions, ctx: CliContext
 	ctx.stderr.write(`Deleted the credential ${ctx.paths.credentialFile}; machine.json and worktrees stay.\n`);
 }
 
-/** Asks a running daemon to stop and waits for its process to end; no daemon is fine. */
-async function stopDaemon(ctx: CliContext): Promise<void> {
-	const options = { socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal };
-	let pid: number;
+/** The daemon goes first, so it exits 0 instead of hearing its own revocation; no daemon is fine. */
+async function stopFirst(ctx: CliContext): Promise<void> {
 	try {
-		pid = (await ipcRequest(options, { type: "status" })).status.pid;
-		await ipcRequest(options, { type: "stop" });
+		const outcome = await stopDaemon(ctx);
+		if (outcome.stopped) ctx.stderr.write(`Stopped the chopin daemon (pid ${outcome.pid}).\n`);
 	} catch (error) {
-		if (error instanceof CliError && error.code === "daemon-not-running") return;
-		throw error;
+		if (!(error instanceof CliError) || error.code !== "daemon-stop-timeout") throw error;
+		ctx.stderr.write(`warning: ${error.message}\n`);
 	}
-	const deadline = ctx.clock.now() + DAEMON_EXIT_WAIT_MS;
-	while (isAlive({ pid }) && ctx.clock.now() < deadline) await ctx.clock.sleep(EXIT_POLL_MS, ctx.signal);
-	if (isAlive({ pid })) {
-		ctx.stderr.write(`warning: the chopin daemon (pid ${pid}) was asked to stop but still runs.\n`);
-		return;
-	}
-	ctx.stderr.write(`Stopped the chopin daemon (pid ${pid}).\n`);
 }

@@ -1,7 +1,8 @@
 // What `chopin status` does once its options are parsed: gather the report, print it (text or --json), and end with
 // the error that says what is wrong. Apart from the commander definition (status.ts), so that status-main.ts can run
 // the plain `chopin status [--json]` without loading commander or zod (docs/install.md § Start-up time).
-import { CliError } from "../program/errors";
+import { CliError, isCliErrorCode } from "../program/errors";
+import { FINAL_EXIT_CODES } from "../service/names";
 import { gatherStatus, type StatusContext, type StatusReport } from "../status/status-report";
 import { formatStatus } from "../status/status-text";
 
@@ -41,10 +42,21 @@ export function statusProblem(report: StatusReport): CliError | undefined {
 			`Fix or delete ${config.file}, then run \`chopin connect\`.`,
 		);
 	if (!daemon.running) {
+		// The last daemon was refused for good (revoked, replaced...) with this very credential: that is why, not "start it".
+		const last = daemon.lastExit;
+		if (
+			last &&
+			FINAL_EXIT_CODES.includes(last.exitCode) &&
+			isCliErrorCode(last.code) &&
+			last.at >= credential.createdAt
+		)
+			return new CliError(last.code, last.message, last.hint);
 		return new CliError(
 			"not-connected",
 			daemon.problem ?? "This machine is paired, but no chopin daemon is running.",
-			"Start it with `chopin run` or `chopin service install`.",
+			report.service.state === "not-installed"
+				? "Start it with `chopin run` or `chopin service install`."
+				: "Its service is installed but not running: `chopin service status` says why; `chopin service install` starts it again.",
 		);
 	}
 	if (connection.state !== "connected") {

@@ -137,7 +137,7 @@ describe("status: run half", () => {
 		expect(report.config).toMatchObject({ configured: true, planner: { envKeys: ["API_KEY"] } });
 		expect(report.account).toEqual({ login: "ana", source: "daemon", problem: null });
 		expect(report.connection.state).toBe("connected");
-		expect(report.service).toEqual({ state: "not-installed" });
+		expect(report.service).toMatchObject({ state: "not-installed", manager: "systemd" });
 		expect(ctx.stderr.text()).toBe("");
 	});
 

@@ -16,12 +16,15 @@ import { daemonRuns } from "../runs/daemon-runs";
 import { RunManager } from "../runs/manager";
 import { clientHeader } from "../server-link/client-info";
 import { finalRefusalError } from "../server-link/server-errors";
+import type { ServiceManagerKind } from "../service/names";
 import { CheckoutGate } from "../workspaces/gate";
 import { ServedCheckouts } from "./checkouts";
 import { ControlLink, type LinkEvent, type MachineState } from "./control-link";
+import { recordDaemonEnd } from "./daemon-end";
 import { controlRequests, daemonStatus } from "./requests";
 import { type SandboxReport, sandboxKind } from "./sandbox-kind";
 import { daemonSettings } from "./settings";
+import { watchStopRequest } from "./stop-request";
 import { NetworkWatcher, type Trigger, WakeDetector } from "./triggers";
 
 /** What the next tasks and the tests plug in; every field has a working default. */
@@ -44,6 +47,8 @@ export interface DaemonSeams {
 	started?: (daemon: RunningDaemon) => void;
 	/** Where Planner backends clone a repository no checkout serves (GitHub by default). */
 	cloneUrl?: (repository: string) => string;
+	/** The service manager that runs this daemon (`chopin run --service`): status says so. */
+	service?: ServiceManagerKind;
 }
 
 export interface RunningDaemon {
@@ -55,7 +60,7 @@ export interface RunningDaemon {
 	readonly runs: RunManager;
 	/** Sends a report now (the state changed). */
 	report(): void;
-	/** Stops gracefully, as `chopin disconnect` or Ctrl-C does. */
+	/** Stops gracefully, as `chopin stop` or Ctrl-C does. */
 	stop(): void;
 }
 
@@ -231,6 +236,8 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		stop,
 	};
 	let ipc: IpcServer | undefined;
+	let endStopWatch: (() => void) | undefined;
+	let failure: unknown;
 	try {
 		ipc = await listenIpc({
 			socket: ctx.paths.socket,
@@ -247,6 +254,7 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 						planners,
 						sandbox,
 						runs: seams.runs ?? (() => runs.states()),
+						service: seams.service,
 					}),
 				checkouts,
 				report: () => link.report(),
@@ -261,10 +269,11 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		watchPositions();
 		ctx.signal.addEventListener("abort", stop, { once: true });
 		if (ctx.signal.aborted) stop();
+		endStopWatch = watchStopRequest({ clock: ctx.clock, file: ctx.paths.stopRequestFile, stop });
 		const count = checkouts.list().length;
 		say(
 			ctx,
-			`chopin ${ctx.version} (pid ${process.pid}) serves ${count} checkout${count === 1 ? "" : "s"} for ${server}; Ctrl-C or \`chopin disconnect\` stops it.`,
+			`chopin ${ctx.version} (pid ${process.pid}) serves ${count} checkout${count === 1 ? "" : "s"} for ${server}; Ctrl-C or \`chopin stop\` stops it.`,
 		);
 		if (manager) {
 			manager.start();
@@ -282,6 +291,9 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		}
 		await Promise.all([manager?.stopAll("the daemon stopped"), runs.stopAll("the daemon stopped")]);
 		say(ctx, "Stopped: the connection was closed and the locks released.");
+	} catch (error) {
+		failure = error;
+		throw error;
 	} finally {
 		// Whatever ended the daemon, no backend or run outlives it (a no-op when they were stopped above), nor an
 		// orphan it adopted.
@@ -292,6 +304,9 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		ctx.signal.removeEventListener("abort", stop);
 		await checkouts.releaseAll();
 		await ipc?.close();
+		endStopWatch?.();
+		// Before the lock goes: once another daemon can start, this end is already the last one recorded.
+		recordDaemonEnd(ctx, seams.service, failure);
 		await daemonLock.release();
 	}
 }

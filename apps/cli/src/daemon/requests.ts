@@ -4,6 +4,7 @@ import type { PlannerState, RunState } from "@chopin/agent-link/machine";
 import type { DaemonPlanner, DaemonStatus, IpcHandler } from "../local/ipc";
 import type { Checkout } from "../machine/machine-config";
 import type { CliContext } from "../program/context";
+import type { ServiceManagerKind } from "../service/names";
 import type { ServedCheckouts } from "./checkouts";
 import type { ControlLink } from "./control-link";
 import type { SandboxReport } from "./sandbox-kind";
@@ -63,6 +64,7 @@ export function daemonStatus(options: {
 	/** Which sandbox the backends run in (none, and why, shows in status). */
 	sandbox?: SandboxReport | undefined;
 	runs?: (() => RunState[]) | undefined;
+	service?: ServiceManagerKind | undefined;
 }): DaemonStatus {
 	const { ctx, link } = options;
 	const snap = link.snapshot();
@@ -71,6 +73,7 @@ export function daemonStatus(options: {
 	return {
 		pid: process.pid,
 		version: ctx.version,
+		...(options.service && { service: options.service }),
 		startedAt: iso(options.startedAt),
 		server: options.server,
 		logFile: ctx.paths.logFile,

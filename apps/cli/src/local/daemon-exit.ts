@@ -1,7 +1,6 @@
 // <state>/daemon-exit.json: how the last daemon ended (its exit code, error code, sentence and hint), written as it
-// exits, so `chopin status` and `chopin service status` can say why a machine stopped (revoked, replaced...) once
+// exits (daemon/daemon-end.ts), so `chopin status` and `chopin service status` can say why a machine stopped (revoked, replaced...) once
 // nothing runs any more. Read without zod or Node built-ins: status reads it on its quick path.
-import { writeFileAtomic } from "./files";
 import type { CliPaths } from "./paths";
 
 export interface DaemonExit {
@@ -19,11 +18,6 @@ export interface DaemonExit {
 	service?: string;
 	/** The chopin version that ran. */
 	daemonVersion: string;
-}
-
-/** Written at 0600 (it names no secret, but it sits with the credential), replacing the last one. */
-export function writeDaemonExit(paths: Pick<CliPaths, "daemonExitFile">, exit: DaemonExit): void {
-	writeFileAtomic(paths.daemonExitFile, `${JSON.stringify(exit, null, "\t")}\n`, { mode: 0o600 });
 }
 
 /** The last daemon's end, or undefined when none was recorded or the file is not one. */

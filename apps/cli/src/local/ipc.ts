@@ -54,6 +54,8 @@ export const daemonPlannerSchema = z.strictObject({
 export const daemonStatusSchema = z.strictObject({
 	pid: z.number().int().positive(),
 	version: z.string(),
+	/** The service manager that runs it (`chopin run --service`), when one does. */
+	service: z.enum(["systemd", "launchd", "task"]).optional(),
 	startedAt: z.string(),
 	server: z.string(),
 	logFile: z.string(),
@@ -277,6 +279,6 @@ function alreadyRunning(socket: string): CliError {
 	return new CliError(
 		"daemon-already-running",
 		`A chopin daemon is already answering on ${socket}.`,
-		"Use `chopin status` to see it, or `chopin disconnect` to stop it.",
+		"Use `chopin status` to see it, or `chopin stop` to stop it.",
 	);
 }

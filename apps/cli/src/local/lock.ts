@@ -60,7 +60,7 @@ export function lockDaemon(options: LockOptions, stateDir: string): Promise<Held
 		return new CliError(
 			"daemon-already-running",
 			`A chopin daemon is already running for ${stateDir} (pid ${owner.pid}).`,
-			"Use `chopin status` to see it, or `chopin disconnect` to stop it.",
+			"Use `chopin status` to see it, or `chopin stop` to stop it.",
 		);
 	});
 }

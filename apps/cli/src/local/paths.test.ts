@@ -22,6 +22,7 @@ describe("resolvePaths", () => {
 			credentialFile: "/home/me/.local/share/chopin/credential.json",
 			checkedFile: "/home/me/.local/share/chopin/checked.json",
 			daemonExitFile: "/home/me/.local/share/chopin/daemon-exit.json",
+			stopRequestFile: "/home/me/.local/share/chopin/stop-request",
 			machineConfigFile: "/home/me/.config/chopin/machine.json",
 			socket: "/home/me/.local/share/chopin/chopin.sock",
 		});

@@ -17,6 +17,8 @@ export interface CliPaths {
 	readonly checkedFile: string;
 	/** How the last daemon ended (daemon-exit.ts). */
 	readonly daemonExitFile: string;
+	/** A file whose appearance asks the daemon to stop (for a service manager that can only kill it). */
+	readonly stopRequestFile: string;
 	/** A Unix socket path, or a Windows named pipe name. */
 	readonly socket: string;
 }
@@ -96,6 +98,7 @@ export function resolvePaths(options: {
 		machineConfigFile: join(configDir, "machine.json"),
 		checkedFile: join(stateDir, "checked.json"),
 		daemonExitFile: join(stateDir, "daemon-exit.json"),
+		stopRequestFile: join(stateDir, "stop-request"),
 		socket: socketPath(stateDir, options.platform),
 	};
 }

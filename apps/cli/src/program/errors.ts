@@ -49,6 +49,10 @@ export const CLI_ERRORS = {
 	},
 	"daemon-request-invalid": { exit: EXIT.error, when: "The daemon refused a control request as malformed." },
 	"daemon-request-failed": { exit: EXIT.error, when: "The daemon could not carry out a control request." },
+	"daemon-stop-timeout": {
+		exit: EXIT.error,
+		when: "The daemon was asked to stop (`chopin stop`) but its process still ran 30 s later.",
+	},
 	"server-unreachable": {
 		exit: EXIT.error,
 		when: "The server could not be reached, timed out, or failed (HTTP 5xx); nothing was changed.",

@@ -39,7 +39,7 @@ describe("the program", () => {
 				? command.commands.map((sub) => [command.name(), sub.name()])
 				: [[command.name()]],
 		);
-		expect(leaves.length).toBe(11);
+		expect(leaves.length).toBe(12);
 		for (const path of leaves) {
 			const out = createTestContext();
 			try {

@@ -9,6 +9,7 @@ import { type LogsOptions, logsCommand } from "../commands/logs";
 import { type RunOptions, runCommand } from "../commands/run";
 import { type ServiceRunners, serviceCommand } from "../commands/service";
 import { type StatusOptions, statusCommand } from "../commands/status";
+import { type StopOptions, stopCommand } from "../commands/stop";
 import { type WorkspacesRunners, workspacesCommand } from "../commands/workspaces";
 import type { CliContext } from "./context";
 import { CliError, sentence } from "./errors";
@@ -18,6 +19,7 @@ export interface Runners {
 	connect?: Run<ConnectOptions>;
 	run?: Run<RunOptions>;
 	status?: Run<StatusOptions>;
+	stop?: Run<StopOptions>;
 	disconnect?: Run<DisconnectOptions>;
 	logs?: Run<LogsOptions>;
 	service?: ServiceRunners;
@@ -34,6 +36,7 @@ export function buildProgram(ctx: CliContext, runners: Runners = {}): Command {
 		.addCommand(connectCommand(ctx, runners.connect))
 		.addCommand(runCommand(ctx, runners.run))
 		.addCommand(statusCommand(ctx, runners.status))
+		.addCommand(stopCommand(ctx, runners.stop))
 		.addCommand(disconnectCommand(ctx, runners.disconnect))
 		.addCommand(logsCommand(ctx, runners.logs))
 		.addCommand(workspacesCommand(ctx, runners.workspaces))

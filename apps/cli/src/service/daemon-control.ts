@@ -3,14 +3,14 @@
 import type { Clock } from "@chopin/agent-link/clock";
 import { ipcRequest } from "../local/ipc";
 import type { CliPaths, Platform } from "../local/paths";
-import { joinPath } from "../local/plain-path";
 import { isAlive } from "../local/process-liveness";
 import { CliError } from "../program/errors";
+import type { ServiceManagerKind } from "./names";
 import type { ServiceFiles } from "./service-files";
 
 export interface DaemonControlDeps {
 	platform: Platform;
-	paths: Pick<CliPaths, "socket" | "stateDir">;
+	paths: Pick<CliPaths, "socket" | "stopRequestFile">;
 	clock: Clock;
 	signal: AbortSignal;
 	files: Pick<ServiceFiles, "write" | "remove">;
@@ -19,16 +19,13 @@ export interface DaemonControlDeps {
 export interface RunningDaemon {
 	pid: number;
 	version: string;
+	/** The service manager that runs it (`chopin run --service`), or undefined when started by hand. */
+	service: ServiceManagerKind | undefined;
 }
 
 /** How long a stop may take before it counts as failed: above the daemon's own bounded stop (backends 5 s, runs 3 s). */
 export const DAEMON_STOP_WAIT_MS = 30_000;
 const POLL_MS = 100;
-
-/** `<state>/stop-request`: the file `chopin run --service task` watches; it stops gracefully when it appears. */
-export function stopRequestPath(platform: Platform, stateDir: string): string {
-	return joinPath(platform, stateDir, "stop-request");
-}
 
 /** The daemon answering on the control socket (its pid and version), or undefined when none runs. */
 export async function runningDaemon(deps: DaemonControlDeps): Promise<RunningDaemon | undefined> {
@@ -37,7 +34,7 @@ export async function runningDaemon(deps: DaemonControlDeps): Promise<RunningDae
 			{ socket: deps.paths.socket, clock: deps.clock, signal: deps.signal },
 			{ type: "status" },
 		);
-		return { pid: status.pid, version: status.version };
+		return { pid: status.pid, version: status.version, service: status.service };
 	} catch (error) {
 		if (error instanceof CliError && error.code === "daemon-not-running") return undefined;
 		throw error;
@@ -56,12 +53,11 @@ export async function stopThroughSocket(deps: DaemonControlDeps, daemon: Running
 }
 
 /**
- * Writes <state>/stop-request and waits for the daemon's process to end; whether it did. The daemon deletes the file
- * as it stops; one it did not delete (it had already died) is removed here, so that the next daemon does not stop at
- * once.
+ * Writes <state>/stop-request, which every daemon looks for each second, and waits for the daemon's process to end;
+ * whether it did. The daemon deletes the file when it sees it; one left behind (it had died) is removed here.
  */
 export async function stopThroughFile(deps: DaemonControlDeps, daemon: RunningDaemon): Promise<boolean> {
-	const file = stopRequestPath(deps.platform, deps.paths.stateDir);
+	const file = deps.paths.stopRequestFile;
 	deps.files.write(file, `${JSON.stringify({ pid: daemon.pid })}\n`, 0o600);
 	try {
 		return await waitForExit(deps, daemon.pid);

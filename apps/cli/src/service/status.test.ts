@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { writeDaemonExit } from "../local/daemon-exit";
+import type { DaemonExit } from "../local/daemon-exit";
+import { writeFileAtomic } from "../local/files";
 import type { IpcServer } from "../local/ipc";
 import { ensurePrivateDir } from "../local/paths";
 import { createTestContext, type TestContext } from "../testing/context";
@@ -89,7 +90,7 @@ describe("service status", () => {
 				"LoadState=loaded\nActiveState=failed\nSubState=failed\nMainPID=0\nResult=exit-code\nExecMainStatus=10\n",
 		});
 		ensurePrivateDir(ctx.paths.stateDir);
-		writeDaemonExit(ctx.paths, {
+		const exit: DaemonExit = {
 			version: 1,
 			pid: 4321,
 			at: "2026-01-01T10:00:00.000Z",
@@ -100,7 +101,9 @@ describe("service status", () => {
 			hint: "Run `chopin connect` to pair this machine again.",
 			service: "systemd",
 			daemonVersion: "0.1.0",
-		});
+		};
+		// As the daemon writes it as it ends (daemon/daemon-end.ts).
+		writeFileAtomic(ctx.paths.daemonExitFile, JSON.stringify(exit));
 		const status = await serviceStatus(serviceTestDeps(ctx, runner));
 		expect(serviceStatusSchema.parse(status)).toMatchObject({
 			state: "stopped",
@@ -234,7 +237,14 @@ describe("service status", () => {
 		});
 		const deps = serviceTestDeps(ctx, runner, { platform: "win32", files });
 		expect(await serviceStatus(deps)).toMatchObject({ state: "stopped", argv });
+		// A `chopin run` in a terminal is not the task's daemon.
 		daemon = await serveDaemonStatus(ctx, "https://chopin.example", ctx.version, { pid: DEAD_PID });
+		expect(await serviceStatus(deps)).toMatchObject({ state: "stopped" });
+		await daemon.close();
+		daemon = await serveDaemonStatus(ctx, "https://chopin.example", ctx.version, {
+			pid: DEAD_PID,
+			service: "task",
+		});
 		expect(await serviceStatus(deps)).toMatchObject({ state: "running", pid: DEAD_PID, manager: "task" });
 	});
 });

@@ -40,12 +40,16 @@ export async function serviceStatus(deps: ServiceDeps): Promise<ServiceStatus> {
 		if (!(error instanceof CliError) || error.code === "interrupted") throw error;
 		problems.push(`the daemon's control socket: ${error.message}`);
 	}
-	// The manager knows best; where it cannot tell (Task Scheduler in another language), a daemon answering decides.
-	const running = manager.active ?? daemon !== undefined;
+	// The daemon answering is the service's when the manager names its pid, or when it says it runs under it (a
+	// `chopin run` in a terminal is not).
+	const ours =
+		daemon && (daemon.pid === manager.pid || daemon.service === status.manager) ? daemon : undefined;
+	// The manager knows best; where it cannot tell (Task Scheduler in another language), the service's daemon decides.
+	const running = manager.active ?? ours !== undefined;
 	status.managerSays = manager.lastExit ?? null;
 	if (running) {
-		status.pid = manager.pid ?? daemon?.pid ?? null;
-		status.runningVersion = daemon?.version ?? null;
+		status.pid = manager.pid ?? ours?.pid ?? null;
+		status.runningVersion = ours?.version ?? null;
 		const program = programOf(status.argv ?? undefined);
 		if (program) status.installedVersion = await installedVersion(deps, program, problems);
 		const pending =

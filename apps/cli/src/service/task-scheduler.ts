@@ -28,8 +28,7 @@ export const taskService: PlatformService = {
 		}
 		deps.files.write(definition.file, bytes, 0o600);
 		// /Create replaces the definition but not the daemon it runs: stop that one, so /Run starts the new one.
-		const state = await taskService.query(deps);
-		if (state.active === true) await stopTaskDaemon(deps, state);
+		await stopTaskDaemon(deps, await taskService.query(deps));
 		await stopOther(undefined);
 		await runOrFail(deps.run, ["schtasks", "/Run", "/TN", TASK_NAME]);
 	},
@@ -75,11 +74,13 @@ export const taskService: PlatformService = {
 };
 
 /**
- * Stops the task's daemon: the stop request, and (should it not go in time) `schtasks /End`, which ends it at once.
- * Whether there was a daemon to stop.
+ * Stops the task's daemon (the one that says it runs under `task`): the stop request, and (should it not go in time)
+ * `schtasks /End`, which ends it at once. A daemon started by hand is not the task's and is left alone. Whether there
+ * was one to stop.
  */
 async function stopTaskDaemon(deps: ServiceDeps, state: ManagerState): Promise<boolean> {
-	const daemon = await runningDaemon(deps);
+	const found = await runningDaemon(deps);
+	const daemon = found?.service === "task" ? found : undefined;
 	if (daemon && (await stopThroughFile(deps, daemon))) return true;
 	if (!daemon && !state.active) return false;
 	if (daemon)

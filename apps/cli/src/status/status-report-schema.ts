@@ -4,6 +4,8 @@ import { INSTALL_METHODS, runStateSchema } from "@chopin/agent-link/machine/repo
 import { z } from "zod";
 import { daemonPlannerSchema } from "../local/ipc";
 
+const SERVICE_MANAGERS = ["systemd", "launchd", "task"] as const;
+
 /** What `chopin status` may show about the credential: everything but the token. */
 export const credentialDescriptionSchema = z.union([
 	z.strictObject({ stored: z.literal(false), file: z.string() }),
@@ -68,8 +70,23 @@ export const statusReportSchema = z.strictObject({
 			startedAt: z.string(),
 			/** The daemon runs another version than the one installed: restart it to use this one. */
 			restartPending: z.boolean(),
+			/** The service manager that runs it, or null when it was started by hand (`chopin run`). */
+			service: z.enum(SERVICE_MANAGERS).nullable(),
 		}),
-		z.strictObject({ running: z.literal(false), problem: z.string().nullable() }),
+		z.strictObject({
+			running: z.literal(false),
+			problem: z.string().nullable(),
+			/** How the last daemon ended (daemon-exit.json), when one was recorded. */
+			lastExit: z
+				.strictObject({
+					at: z.string(),
+					exitCode: z.number().int(),
+					code: z.string(),
+					message: z.string(),
+					hint: z.string().optional(),
+				})
+				.nullable(),
+		}),
 	]),
 	connection: z.strictObject({
 		state: z.enum(CONNECTION_STATES),
@@ -95,7 +112,16 @@ export const statusReportSchema = z.strictObject({
 	runs: z.array(runStateSchema),
 	planners: z.array(daemonPlannerSchema),
 	logFile: z.string(),
-	service: z.strictObject({ state: z.enum(["not-installed", "running", "stopped"]) }),
+	/**
+	 * The user service: not installed; running (its daemon answers); restart pending (its daemon runs another
+	 * version than the installed one); or stopped (installed, its daemon not running: daemon.lastExit says why).
+	 */
+	service: z.strictObject({
+		state: z.enum(["not-installed", "running", "restart-pending", "stopped"]),
+		manager: z.enum(SERVICE_MANAGERS),
+		/** The unit, plist, or (Task Scheduler) the copy of the task chopin keeps. */
+		definition: z.string(),
+	}),
 });
 
 export type StatusReport = z.infer<typeof statusReportSchema>;

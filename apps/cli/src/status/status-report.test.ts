@@ -120,7 +120,7 @@ describe("gatherStatus: recorded files and the full checks agree", () => {
 		ctx = createTestContext();
 		const { recorded } = await fullThenRecorded();
 		expect(recorded.credential.stored).toBe(false);
-		expect(recorded.daemon).toEqual({ running: false, problem: null });
+		expect(recorded.daemon).toEqual({ running: false, problem: null, lastExit: null });
 	});
 
 	test("paired, with a daemon of this version: the files are read from the record", async () => {
@@ -150,6 +150,7 @@ describe("gatherStatus: recorded files and the full checks agree", () => {
 		expect(recorded.daemon).toEqual({
 			running: false,
 			problem: "The chopin daemon sent an answer in an unknown form.",
+			lastExit: null,
 		});
 	});
 
@@ -157,7 +158,11 @@ describe("gatherStatus: recorded files and the full checks agree", () => {
 		ctx = createTestContext();
 		pair();
 		serveRaw({ type: "error", code: "daemon-request-failed", message: "It broke." });
-		expect((await gatherStatus(ctx)).daemon).toEqual({ running: false, problem: "It broke." });
+		expect((await gatherStatus(ctx)).daemon).toEqual({
+			running: false,
+			problem: "It broke.",
+			lastExit: null,
+		});
 	});
 
 	test("a config edited by hand (a default left out) is checked in full every time, and described alike", async () => {

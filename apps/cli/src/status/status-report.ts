@@ -6,6 +6,7 @@
 // its answer with the same schema before sending it. Anything else (a changed or damaged file, another version's
 // daemon) loads the full checks, which explain what is wrong.
 import { type CheckedRead, checkedReader } from "../local/checked-files";
+import { readDaemonExit } from "../local/daemon-exit";
 import type { DaemonStatus } from "../local/ipc";
 import { sendIpcLine } from "../local/ipc-transport";
 import type { Credential } from "../machine/credential";
@@ -13,6 +14,7 @@ import type { MachineConfig } from "../machine/machine-config";
 import type { CliContext } from "../program/context";
 import { CliError } from "../program/errors";
 import type { ServerApiContext } from "../server-link/server-api";
+import { serviceDefinitionPath, serviceManagerFor } from "../service/names";
 import type { CredentialDescription, StatusReport } from "./status-report-schema";
 
 export type { StatusReport };
@@ -20,7 +22,8 @@ export type { StatusReport };
 type CheckedReader = (file: string) => CheckedRead;
 
 /** What status needs of the context: the command tree's CliContext, or status-main.ts' smaller one. */
-export type StatusContext = ServerApiContext & Pick<CliContext, "paths" | "secrets" | "stdout" | "stderr">;
+export type StatusContext = ServerApiContext &
+	Pick<CliContext, "paths" | "secrets" | "stdout" | "stderr" | "env">;
 
 /** How long status waits for the server when the daemon cannot say who the machine belongs to. */
 export const ACCOUNT_LOOKUP_TIMEOUT_MS = 3_000;
@@ -28,6 +31,9 @@ export const ACCOUNT_LOOKUP_TIMEOUT_MS = 3_000;
 export async function gatherStatus(ctx: StatusContext): Promise<StatusReport> {
 	// Asked first: the files are read while the connection is made.
 	const asking = askDaemon(ctx);
+	const manager = serviceManagerFor(ctx.platform);
+	const definition = serviceDefinitionPath(ctx.platform, ctx.env, ctx.home, ctx.paths.stateDir);
+	const installed = Bun.file(definition).exists();
 	const read = checkedReader(ctx.paths);
 	const { credential, stored } = readCredential(ctx, read);
 	const { config, description: configDescription } = readConfig(ctx, read);
@@ -68,16 +74,34 @@ export async function gatherStatus(ctx: StatusContext): Promise<StatusReport> {
 					version: status.version,
 					startedAt: status.startedAt,
 					restartPending: status.version !== ctx.version,
+					service: status.service ?? null,
 				}
-			: { running: false, problem: daemon.problem ?? null },
+			: { running: false, problem: daemon.problem ?? null, lastExit: lastExitOf(ctx) },
 		connection,
 		checkouts: checkoutsOf(config, status, connection),
 		runs: status?.runs ?? [],
 		planners: status?.planners ?? [],
 		logFile: ctx.paths.logFile,
-		// `chopin service` is a later task: until then no service is ever installed.
-		service: { state: "not-installed" },
+		service: {
+			state: !(await installed)
+				? "not-installed"
+				: !status?.service
+					? "stopped"
+					: status.version !== ctx.version
+						? "restart-pending"
+						: "running",
+			manager,
+			definition,
+		},
 	};
+}
+
+/** How the last daemon ended, as status shows it (never a secret: the daemon redacted it when it wrote it). */
+function lastExitOf(ctx: StatusContext): Extract<StatusReport["daemon"], { running: false }>["lastExit"] {
+	const recorded = readDaemonExit(ctx.paths);
+	if (!recorded) return null;
+	const { at, exitCode, code, message, hint } = recorded;
+	return { at, exitCode, code, message, ...(hint && { hint }) };
 }
 
 /** A file as status sees it: absent, read (from the record, or checked in full), or why the full check refused it. */

@@ -15,7 +15,14 @@ export function formatStatus(report: StatusReport): string {
 			`running, pid ${daemon.pid}, version ${daemon.version}, since ${daemon.startedAt}${pending}`,
 		);
 	} else {
-		row("Daemon", `not running${daemon.problem ? ` (${daemon.problem})` : ""}`);
+		const last = daemon.lastExit;
+		const ended =
+			last === null
+				? ""
+				: last.exitCode === 0
+					? `; stopped ${last.at}`
+					: `; the last one ended ${last.at} with exit ${last.exitCode}: ${last.message}`;
+		row("Daemon", `not running${daemon.problem ? ` (${daemon.problem})` : ""}${ended}`);
 	}
 	row("Server", report.server ?? "none");
 	const account = report.account;
@@ -85,7 +92,10 @@ export function formatStatus(report: StatusReport): string {
 		].filter((part) => part !== undefined);
 		if (details.length > 0) lines.push(`    ${details.join("; ")}`);
 	}
-	row("Service", report.service.state.replace("-", " "));
+	row(
+		"Service",
+		`${report.service.state.replace("-", " ")} (${report.service.manager}, ${report.service.definition})`,
+	);
 	row("Log", report.logFile);
 	return `${lines.join("\n")}\n`;
 }
