@@ -191,7 +191,7 @@ describe("service status", () => {
 			[`launchctl print ${TARGET}`]: {
 				stdout: `${TARGET} = {\n\tactive count = 1\n\tstate = running\n\tpid = ${DEAD_PID}\n\tlast exit code = (never exited)\n\tendpoints = {\n\t\tstate = active\n\t}\n}\n`,
 			},
-			[`/Applications/chopin --version`]: { stdout: `${ctx.version}\n` },
+			"/Applications/chopin --version": { stdout: `${ctx.version}\n` },
 		});
 		const argv = ["/Applications/chopin", "run", "--service", "launchd"];
 		const definition = {
@@ -233,7 +233,7 @@ describe("service status", () => {
 			[TASK_QUERY]: {
 				stdout: "Nom de la tâche: \\Chopin\\chopin-machine\r\nStatut: En cours d'exécution\r\n",
 			},
-			["C:\\chopin\\chopin.exe --version"]: { stdout: `${ctx.version}\r\n` },
+			"C:\\chopin\\chopin.exe --version": { stdout: `${ctx.version}\r\n` },
 		});
 		const deps = serviceTestDeps(ctx, runner, { platform: "win32", files });
 		expect(await serviceStatus(deps)).toMatchObject({ state: "stopped", argv });
