@@ -135,7 +135,7 @@ describe("the systemd unit's own command", () => {
 		const status = await serviceStatus(deps);
 		expect(status).toMatchObject({ state: "stopped", lastExit: { exitCode: 10, code: "machine-revoked" } });
 		expect(status.lastExit?.hint).toContain("chopin connect");
-	});
+	}, 60_000);
 
 	test("every final exit the daemon really ends with (3, 11, 12, 13, 15) is one the unit does not restart", async () => {
 		const machines = await server();
@@ -197,7 +197,7 @@ describe("the systemd unit's own command", () => {
 		const { text } = await install(first.h, "linux");
 		for (const code of Object.values(codes))
 			expect({ code, restart: systemdWouldRestart(text, code) }).toEqual({ code, restart: false });
-	});
+	}, 60_000);
 });
 
 describe("the LaunchAgent's and the task's own commands", () => {
@@ -220,7 +220,7 @@ describe("the LaunchAgent's and the task's own commands", () => {
 		expect(readFileSync(agent.output!, "utf8")).toContain(
 			"ended with 0 so that launchd does not start it again",
 		);
-	});
+	}, 60_000);
 
 	test("Task Scheduler: the action, with the user's own environment, is the daemon; it appends its own output, and a revocation ends it with 0", async () => {
 		const machines = await server();
@@ -237,5 +237,5 @@ describe("the LaunchAgent's and the task's own commands", () => {
 		const log = readFileSync(join(h.paths.stateDir, "logs", "service.log"), "utf8");
 		expect(log).toContain("serves 1 checkout");
 		expect(log).toContain("ended with 0 so that task does not start it again");
-	});
+	}, 60_000);
 });

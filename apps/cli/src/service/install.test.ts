@@ -2,25 +2,19 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Platform } from "../local/paths";
-import { saveCredential } from "../machine/credential";
 import { saveMachineConfig } from "../machine/machine-config";
 import { createTestContext, type TestContext } from "../testing/context";
-import { sampleCredential, TOKEN } from "../testing/credential";
+import { TOKEN } from "../testing/credential";
 import {
 	DEAD_PID,
-	durableTempDir,
+	installError,
+	pairedServiceMachine,
 	type RecordingRunner,
 	recordingRunner,
 	serviceTestDeps,
-	touch,
-	windowsFiles,
-	withClockRunning,
 } from "../testing/service";
-import type { ServiceDeps } from "./deps";
 import { installService } from "./install";
-import { launchdPlist } from "./launchd-plist";
 import { systemdUnit } from "./systemd-unit";
-import { decodeTaskXml, taskXml } from "./task-xml";
 
 let ctx: TestContext | undefined;
 const dirs: string[] = [];
@@ -35,22 +29,10 @@ const SHOW =
 const INACTIVE =
 	"LoadState=loaded\nActiveState=inactive\nSubState=dead\nMainPID=0\nResult=success\nExecMainStatus=0\n";
 
-/** A paired machine whose ACP agent is `gemini` in a directory of its own (on PATH after /usr/bin and /bin). */
 function pairedMachine(platform: Platform = "linux"): { ctx: TestContext; agentDir: string } {
-	const dir = durableTempDir();
-	dirs.push(dir);
-	const agentDir = join(dir, "npm-global", "bin");
-	touch(join(agentDir, "gemini"));
-	ctx = createTestContext({ platform, env: { PATH: `/usr/bin:/bin:${agentDir}` } });
-	saveCredential(ctx, sampleCredential());
-	saveMachineConfig(ctx.paths, {
-		version: 1,
-		server: "https://chopin.example",
-		label: "laptop",
-		checkouts: [],
-		acpCommand: ["gemini", "--experimental-acp"],
-	});
-	return { ctx, agentDir };
+	const machine = pairedServiceMachine(platform, dirs);
+	ctx = machine.ctx;
+	return machine;
 }
 
 function systemdRunner(): RecordingRunner {
@@ -64,15 +46,6 @@ function systemdRunner(): RecordingRunner {
 		[SHOW]: { stdout: INACTIVE },
 		"systemctl --user restart chopin.service": {},
 	});
-}
-
-async function installError(deps: ServiceDeps) {
-	return installService(deps).then(
-		() => {
-			throw new Error("expected the install to fail");
-		},
-		(error: unknown) => error as { code: string; message: string; hint?: string },
-	);
 }
 
 describe("service install with systemd", () => {
@@ -210,164 +183,35 @@ describe("service install with systemd", () => {
 		expect(existsSync(join(ctx.home, ".config", "systemd"))).toBe(false);
 	});
 
+	test("a Planner's --env values and the credential are in no definition and no output", async () => {
+		const { ctx, agentDir } = pairedMachine();
+		const secret = "planner-api-key-9f8e7d";
+		saveMachineConfig(ctx.paths, {
+			version: 1,
+			server: "https://chopin.example",
+			label: "laptop",
+			checkouts: [],
+			acpCommand: ["gemini"],
+			planner: {
+				command: [join(agentDir, "gemini"), "--planner"],
+				env: { API_KEY: secret },
+				documents: [],
+				sandbox: { enabled: true, write: [] },
+			},
+		});
+		const definition = await installService(serviceTestDeps(ctx, systemdRunner()));
+		const written = readFileSync(definition.file, "utf8");
+		for (const text of [written, ctx.stderr.text(), ctx.stdout.text()]) {
+			expect(text).not.toContain(secret);
+			expect(text).not.toContain(TOKEN);
+		}
+		expect(written).not.toContain("API_KEY");
+	});
+
 	test("not paired: nothing to serve, so nothing installed", async () => {
 		ctx = createTestContext();
 		const runner = recordingRunner();
 		expect((await installError(serviceTestDeps(ctx, runner))).code).toBe("not-paired");
-		expect(runner.calls).toEqual([]);
-	});
-});
-
-describe("service install with launchd", () => {
-	const TARGET = "gui/501/dev.chopin.machine";
-
-	function launchdRunner(plist: string): RecordingRunner {
-		return recordingRunner({
-			"launchctl print gui/501": { stdout: "gui/501 = {\n\ttype = login\n}\n" },
-			[`launchctl print ${TARGET}`]: {
-				exitCode: 113,
-				stderr: `Could not find service "dev.chopin.machine" in domain for user gui: 501\n`,
-			},
-			[`launchctl bootout ${TARGET}`]: { exitCode: 3, stderr: "Boot-out failed: 3: No such process\n" },
-			[`launchctl enable ${TARGET}`]: {},
-			[`launchctl bootstrap gui/501 ${plist}`]: {},
-		});
-	}
-
-	test("writes the plist, boots out what was loaded, enables and bootstraps it in gui/<uid>", async () => {
-		const { ctx, agentDir } = pairedMachine("darwin");
-		const plist = join(ctx.home, "Library", "LaunchAgents", "dev.chopin.machine.plist");
-		const runner = launchdRunner(plist);
-		const deps = serviceTestDeps(ctx, runner, { platform: "darwin", uid: 501 });
-		const definition = await installService(deps);
-		expect(runner.calls).toEqual([
-			"launchctl print gui/501",
-			`launchctl print ${TARGET}`,
-			`launchctl bootout ${TARGET}`,
-			`launchctl enable ${TARGET}`,
-			`launchctl bootstrap gui/501 ${plist}`,
-		]);
-		expect(readFileSync(plist, "utf8")).toBe(launchdPlist(definition));
-		expect(definition.env[0]).toEqual(["PATH", `${agentDir}:/usr/bin:/bin`]);
-		expect(statSync(plist).mode & 0o777).toBe(0o644);
-		expect(ctx.stderr.text()).toContain(`Installed the chopin service: the LaunchAgent ${plist}.`);
-	});
-
-	test("a bootstrap that meets the booted-out agent still going (EIO) is tried again", async () => {
-		const { ctx } = pairedMachine("darwin");
-		const plist = join(ctx.home, "Library", "LaunchAgents", "dev.chopin.machine.plist");
-		const runner = launchdRunner(plist);
-		runner.answer(`launchctl print ${TARGET}`, {
-			stdout: `${TARGET} = {\n\tstate = running\n\tpid = ${DEAD_PID}\n}\n`,
-		});
-		let attempts = 0;
-		runner.answer(`launchctl bootstrap gui/501 ${plist}`, async () =>
-			++attempts === 1 ? { exitCode: 5, stderr: "Bootstrap failed: 5: Input/output error\n" } : {},
-		);
-		const deps = serviceTestDeps(ctx, runner, { platform: "darwin", uid: 501 });
-		await withClockRunning(ctx.clock, () => installService(deps));
-		expect(runner.calls.filter((c) => c.startsWith("launchctl bootstrap"))).toHaveLength(2);
-	});
-
-	test("no login session for the user (over ssh with nobody logged in): said, nothing written", async () => {
-		const { ctx } = pairedMachine("darwin");
-		const runner = recordingRunner({
-			"launchctl print gui/501": { exitCode: 113, stderr: "Could not find domain for user gui: 501\n" },
-		});
-		const error = await installError(serviceTestDeps(ctx, runner, { platform: "darwin", uid: 501 }));
-		expect(error.code).toBe("service-manager-unavailable");
-		expect(error.message).toContain("Could not find domain for user gui: 501");
-		expect(existsSync(join(ctx.home, "Library", "LaunchAgents"))).toBe(false);
-	});
-});
-
-describe("service install with Task Scheduler", () => {
-	const TASK = "\\Chopin\\chopin-machine";
-	const EXE = "C:\\Users\\ana\\.chopin\\bin\\chopin.exe";
-
-	function windowsMachine() {
-		const root = durableTempDir();
-		dirs.push(root);
-		const files = windowsFiles(root);
-		touch(files.host("C:\\Program Files\\Git\\cmd\\git.exe"));
-		touch(files.host("C:\\Users\\ana\\AppData\\Roaming\\npm\\gemini.cmd"));
-		const { ctx } = pairedMachine();
-		const env = {
-			PATH: undefined,
-			Path: "C:\\Users\\ana\\AppData\\Roaming\\npm;C:\\Program Files\\Git\\cmd",
-			PATHEXT: ".COM;.EXE;.BAT;.CMD",
-		};
-		return { ctx, files, env };
-	}
-
-	test("creates the task from its UTF-16 XML, keeps a copy as the marker, and runs it", async () => {
-		const { ctx, files, env } = windowsMachine();
-		const marker = `${ctx.paths.stateDir.replaceAll("/", "\\")}\\service\\chopin-task.xml`;
-		const pending = `${ctx.paths.stateDir.replaceAll("/", "\\")}\\service\\chopin-task.new.xml`;
-		let given: Uint8Array | undefined;
-		const runner = recordingRunner({
-			[`schtasks /Create /TN ${TASK} /XML ${pending} /F`]: async () => {
-				given = files.read(pending);
-				return { stdout: `SUCCESS: The scheduled task "${TASK}" has successfully been created.\r\n` };
-			},
-			[`schtasks /Query /TN ${TASK} /FO LIST /V`]: { stdout: `TaskName:   ${TASK}\r\nStatus:     Ready\r\n` },
-			[`schtasks /Run /TN ${TASK}`]: {
-				stdout: `SUCCESS: Attempted to run the scheduled task "${TASK}".\r\n`,
-			},
-		});
-		const deps = serviceTestDeps(ctx, runner, { platform: "win32", files, program: [EXE], env });
-		const definition = await installService(deps);
-		expect(runner.calls).toEqual([
-			`schtasks /Create /TN ${TASK} /XML ${pending} /F`,
-			`schtasks /Query /TN ${TASK} /FO LIST /V`,
-			`schtasks /Run /TN ${TASK}`,
-		]);
-		expect(definition.file).toBe(marker);
-		expect(definition.env).toEqual([]);
-		const xml = taskXml(definition, "LAPTOP\\ana");
-		expect(decodeTaskXml(given!)).toBe(xml);
-		expect(decodeTaskXml(files.read(marker)!)).toBe(xml);
-		expect(files.read(pending)).toBeUndefined();
-		expect(xml).toContain(`<Command>${EXE}</Command>`);
-		expect(xml).toContain("<Arguments>run --service task</Arguments>");
-		// The test's own CHOPIN_STATE_DIR and CHOPIN_CONFIG_DIR: an override the task would not see.
-		expect(ctx.stderr.text()).toContain(
-			"warning: CHOPIN_STATE_DIR is set in this shell; the task gets your user's environment variables, so set it there too (`setx CHOPIN_STATE_DIR <dir>`) or the service uses its default directory.",
-		);
-		expect(ctx.stderr.text()).toContain(
-			`Installed the chopin service: the Task Scheduler task ${TASK} (a copy of its XML in ${marker}).`,
-		);
-	});
-
-	test("schtasks refuses: its words, and no marker left behind", async () => {
-		const { ctx, files, env } = windowsMachine();
-		const pending = `${ctx.paths.stateDir.replaceAll("/", "\\")}\\service\\chopin-task.new.xml`;
-		const runner = recordingRunner({
-			[`schtasks /Create /TN ${TASK} /XML ${pending} /F`]: {
-				exitCode: 1,
-				stderr: "ERROR: Access is denied.\r\n",
-			},
-		});
-		const deps = serviceTestDeps(ctx, runner, { platform: "win32", files, program: [EXE], env });
-		const error = await installError(deps);
-		expect(error).toMatchObject({
-			code: "service-failed",
-			message: `\`schtasks /Create /TN ${TASK} /XML ${pending} /F\` failed: ERROR: Access is denied.`,
-		});
-		expect(files.read(pending)).toBeUndefined();
-		expect(existsSync(join(ctx.paths.stateDir, "service", "chopin-task.xml"))).toBe(false);
-	});
-
-	test("a path Task Scheduler would expand (%) is refused before anything is written", async () => {
-		const { ctx, files, env } = windowsMachine();
-		const runner = recordingRunner();
-		const deps = serviceTestDeps(ctx, runner, {
-			platform: "win32",
-			files,
-			program: ["C:\\Users\\100%USER%\\chopin.exe"],
-			env,
-		});
-		expect((await installError(deps)).code).toBe("service-path-unsupported");
 		expect(runner.calls).toEqual([]);
 	});
 });

@@ -85,7 +85,7 @@ describe("service install with a daemon already running", () => {
 			`A chopin daemon (pid ${terminal.pid}) runs outside the service (\`chopin run\` in a terminal?): stopping it so that the service serves this machine.\nStopped the chopin daemon (pid ${terminal.pid}).\n`,
 		);
 		expect(readDaemonExit(h.paths)).toMatchObject({ code: "stopped", exitCode: 0 });
-	});
+	}, 60_000);
 
 	test("the service's own daemon (systemd's MainPID) is left for `restart` to replace", async () => {
 		const { h, ctx, machineId } = await paired();
@@ -102,7 +102,7 @@ describe("service install with a daemon already running", () => {
 		await installService(deps);
 		expect(isAlive({ pid: unitDaemon.pid })).toBe(true);
 		expect(ctx.stderr.text()).not.toContain("runs outside the service");
-	});
+	}, 60_000);
 });
 
 describe("service uninstall with Task Scheduler and a real daemon", () => {
@@ -130,7 +130,7 @@ describe("service uninstall with Task Scheduler and a real daemon", () => {
 		expect(runner.calls).toEqual([QUERY, `schtasks /Delete /TN ${TASK} /F`]);
 		expect(existsSync(h.paths.stopRequestFile)).toBe(false);
 		expect(readDaemonExit(h.paths)).toMatchObject({ code: "stopped", service: "task" });
-	});
+	}, 60_000);
 
 	test("a `chopin run` in a terminal is not the task's: left running", async () => {
 		const { h, ctx } = await paired();
@@ -143,5 +143,5 @@ describe("service uninstall with Task Scheduler and a real daemon", () => {
 		expect(await uninstallService(taskDeps(ctx, runner))).toBe(true);
 		expect(isAlive({ pid: terminal.pid })).toBe(true);
 		expect(existsSync(h.paths.stopRequestFile)).toBe(false);
-	});
+	}, 60_000);
 });

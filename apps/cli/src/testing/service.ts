@@ -6,10 +6,13 @@ import { dirname, join } from "node:path";
 import type { ManualClock } from "@chopin/agent-link/clock";
 import { execa } from "execa";
 import type { Platform } from "../local/paths";
+import { saveCredential } from "../machine/credential";
+import { saveMachineConfig } from "../machine/machine-config";
 import type { ServiceDeps } from "../service/deps";
 import type { CommandResult, CommandRunner } from "../service/runner";
 import { hostServiceFiles, type ServiceFiles } from "../service/service-files";
-import type { TestContext } from "./context";
+import { createTestContext, type TestContext } from "./context";
+import { sampleCredential } from "./credential";
 
 export type Answer = Partial<CommandResult> | ((argv: readonly string[]) => Promise<Partial<CommandResult>>);
 
@@ -168,4 +171,41 @@ export async function withClockRunning<T>(
 		running = false;
 		await pump;
 	}
+}
+
+/**
+ * A paired machine whose ACP agent is `gemini` in a directory of its own (on PATH after /usr/bin and /bin), on a test
+ * context for the platform; the agent's directory is added to `dirs` for the caller to remove.
+ */
+export function pairedServiceMachine(
+	platform: Platform,
+	dirs: string[],
+): { ctx: TestContext; agentDir: string } {
+	const dir = durableTempDir();
+	dirs.push(dir);
+	const agentDir = join(dir, "npm-global", "bin");
+	touch(join(agentDir, "gemini"));
+	const ctx = createTestContext({ platform, env: { PATH: `/usr/bin:/bin:${agentDir}` } });
+	saveCredential(ctx, sampleCredential());
+	saveMachineConfig(ctx.paths, {
+		version: 1,
+		server: "https://chopin.example",
+		label: "laptop",
+		checkouts: [],
+		acpCommand: ["gemini", "--experimental-acp"],
+	});
+	return { ctx, agentDir };
+}
+
+/** The error an install ends with (a test fails if it succeeds). */
+export async function installError(
+	deps: ServiceDeps,
+): Promise<{ code: string; message: string; hint?: string }> {
+	const { installService } = await import("../service/install");
+	return installService(deps).then(
+		() => {
+			throw new Error("expected the install to fail");
+		},
+		(error: unknown) => error as { code: string; message: string; hint?: string },
+	);
 }
