@@ -279,6 +279,7 @@ const envSchema = z.object({
 	SESSION_TTL_MS: integer("SESSION_TTL_MS", 60_000, 366 * 24 * HOUR_MS),
 	MIN_CLI_VERSION: minCliVersion,
 	MACHINE_OFFLINE_GRACE_MS: integer("MACHINE_OFFLINE_GRACE_MS", 0, 24 * HOUR_MS),
+	MACHINE_HELLOS_IN_FLIGHT: integer("MACHINE_HELLOS_IN_FLIGHT", 0, 100_000),
 	LOCAL_PLANNER_CREDENTIALS: flag("LOCAL_PLANNER_CREDENTIALS"),
 	CLI_DOWNLOAD_URL: cliDownloadUrl,
 });
@@ -382,6 +383,7 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 			minCliVersion: env.MIN_CLI_VERSION,
 			/** How long a dropped machine's runs show "machine offline" before they show failed (15 minutes). */
 			offlineGraceMs: env.MACHINE_OFFLINE_GRACE_MS ?? 15 * 60_000,
+			hellosInFlight: env.MACHINE_HELLOS_IN_FLIGHT ?? 400,
 			/** LOCAL_PLANNER_CREDENTIALS: issue Planner credentials under AUTH_MODE=local too (off, as the spec says). */
 			localPlannerCredentials: env.LOCAL_PLANNER_CREDENTIALS ?? false,
 		},

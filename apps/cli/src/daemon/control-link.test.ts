@@ -12,6 +12,7 @@ import { eventually } from "../testing/cli-process";
 import { makeTempDir } from "../testing/context";
 import { TcpProxy } from "../testing/tcp-proxy";
 import { ControlLink, type LinkEvent, type MachineState } from "./control-link";
+import { httpReach } from "./reach";
 import { ManualTrigger } from "./triggers";
 
 const open: { close(): Promise<void> | void }[] = [];
@@ -209,6 +210,77 @@ describe("a live server", () => {
 		await l.control.stop();
 		await running;
 	}, 20_000);
+});
+
+describe("back within a couple of seconds of the network or the server returning (issue 16: reattach)", () => {
+	/** Moves the link's clock in small steps, letting real sockets answer between them, until `done`; the simulated ms it took. */
+	async function advanceUntil(clock: ManualClock, done: () => boolean, limitMs: number): Promise<number> {
+		let spent = 0;
+		while (!done()) {
+			if (spent >= limitMs) throw new Error(`not done within ${limitMs} simulated ms`);
+			await clock.advance(50);
+			spent += 50;
+			await Bun.sleep(2);
+		}
+		return spent;
+	}
+
+	test("a partition that drops bytes for minutes: online again within 2 s of the network's return", async () => {
+		const { server, credential, machineId } = await pairedServer({ clock: new ManualClock() });
+		const proxy = await TcpProxy.start({ host: "127.0.0.1", port: server.port });
+		open.push(proxy);
+		let l: ReturnType<typeof link>;
+		const reach = (signal: AbortSignal) =>
+			httpReach({ server: proxy.url, fetch, clock: l.clock, client: "chopin/0.1.0 (linux-x64; source)" })(
+				signal,
+			);
+		l = link(proxy.url, credential, { silenceMs: 37_500, reach, random: () => 0.5 });
+		const running = l.control.run();
+		await l.next("connected");
+
+		proxy.drop();
+		// Three minutes of a network that eats every byte: the channel goes silent, attempts go nowhere.
+		await advanceUntil(l.clock, () => false, 180_000).catch(() => {});
+		expect(l.control.snapshot().state).not.toBe("connected");
+		// (The server's clock is not moved: it has not noticed yet, as a server whose timeout is longer would not.)
+		const before = server.context.machines.control.connection(machineId);
+
+		proxy.restore();
+		const took = await advanceUntil(l.clock, () => l.control.snapshot().state === "connected", 20_000);
+		expect(took).toBeLessThanOrEqual(2_000);
+		await eventually("a new connection online", () => {
+			const now = server.context.machines.control.connection(machineId);
+			return now !== before && now?.state === "ready";
+		});
+		await l.control.stop();
+		await running;
+	}, 60_000);
+
+	test("a server down for longer than the schedule's first steps: back within 2 s of it listening, not after the next step", async () => {
+		const clock = new ManualClock();
+		const { server, credential, machineId } = await pairedServer({ clock });
+		const port = server.port;
+		const proxy = await TcpProxy.start({ host: "127.0.0.1", port });
+		open.push(proxy);
+		let l: ReturnType<typeof link>;
+		const reach = (signal: AbortSignal) =>
+			httpReach({ server: proxy.url, fetch, clock: l.clock, client: "chopin/0.1.0 (linux-x64; source)" })(
+				signal,
+			);
+		l = link(proxy.url, credential, { reach, random: () => 0.5 });
+		const running = l.control.run();
+		await l.next("connected");
+		// The server goes away (every connection reset, new ones refused) for 25 s, past the 1, 2, 5 and 10 s steps.
+		proxy.cut();
+		proxy.refuse();
+		await advanceUntil(l.clock, () => false, 25_000).catch(() => {});
+		proxy.restore();
+		const took = await advanceUntil(l.clock, () => l.control.snapshot().state === "connected", 30_000);
+		expect(took).toBeLessThanOrEqual(2_000);
+		await eventually("online again", () => server.context.machines.control.isOnline(machineId));
+		await l.control.stop();
+		await running;
+	}, 60_000);
 });
 
 describe("final refusals end the link with their CliError", () => {

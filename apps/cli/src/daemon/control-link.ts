@@ -14,6 +14,7 @@ import type { OpenWebSocket } from "../program/context";
 import { CliError } from "../program/errors";
 import { isFinalRefusal } from "../server-link/server-errors";
 import { Channel, type ChannelOutcome } from "./channel";
+import { type Reach, ReachLoop } from "./reach";
 import type { Trigger } from "./triggers";
 
 type Welcome = Extract<MachineServerMessage, { type: "welcome" }>;
@@ -60,6 +61,14 @@ export interface ControlLinkOptions {
 	finalError(code: RefusalCode, message: string): CliError;
 	/** A wake from sleep or a network change: retry at once, or probe a socket that may be dead. */
 	triggers?: readonly Trigger[];
+	/**
+	 * Asks whether the server answers (reach.ts), on its own short schedule while the channel is down: a machine
+	 * waiting out the schedule after a network failure tries at once when it does, and an attempt sent while the
+	 * network was down is given up. Without it the schedule alone decides.
+	 */
+	reach?: (signal: AbortSignal) => Promise<Reach>;
+	/** The reach schedule's randomness (Math.random). */
+	random?: () => number;
 	handshakeTimeoutMs?: number;
 	silenceMs?: number;
 	probeMs?: number;
@@ -68,10 +77,11 @@ export interface ControlLinkOptions {
 }
 
 /**
- * Tens of seconds: an attempt through a stalled network stays pending, so the moment the network
- * is back it completes instead of failing and waiting out the schedule.
+ * How long an attempt (the upgrade and the welcome) may take. An attempt held by a stalled network completes the
+ * moment it is back; one whose bytes were dropped never does, so it is bounded well below the ping timeouts (and
+ * the reach gives it up sooner once the server answers again).
  */
-export const HANDSHAKE_TIMEOUT_MS = 30_000;
+export const HANDSHAKE_TIMEOUT_MS = 10_000;
 /** 2.5 times the server's 15 s ping interval: two pings missed, and a slow third. */
 export const SILENCE_MS = 37_500;
 /** After a wake or a network change, a live socket answers a ping well within this. */
@@ -97,10 +107,25 @@ export class ControlLink {
 	#unsubscribe: (() => void)[] = [];
 	/** The state as the server last heard it (hello or report). */
 	#lastSent: string | undefined;
+	readonly #reach: ReachLoop | undefined;
+	/** When the current attempt started. */
+	#attemptStartedAt = 0;
+	/** The last channel failed on the network (not refused by the server): a reach that answers may end the wait. */
+	#networkDown = false;
+	/** The server asked (503 with Retry-After on a reach) not to be tried before this. */
+	#notBefore = 0;
 
 	constructor(options: ControlLinkOptions) {
 		this.#o = options;
 		this.#since = options.clock.now();
+		this.#reach =
+			options.reach &&
+			new ReachLoop({
+				clock: options.clock,
+				reach: options.reach,
+				random: options.random ?? Math.random,
+				onAnswer: (answer, downAt) => this.#answered(answer, downAt),
+			});
 	}
 
 	snapshot(): LinkSnapshot {
@@ -134,11 +159,16 @@ export class ControlLink {
 				this.#o.log.info({ outcome: summary(outcome), reason: this.#lastError }, "control channel down");
 				if (this.#stopping) break;
 				const { delayMs, why } = this.#delay(outcome, started);
+				this.#networkDown = outcome.kind !== "refused";
 				this.#o.onEvent?.({ type: "waiting", delayMs, why });
 				this.#o.log.info({ delayMs, why }, delayMs === 0 ? "reconnecting at once" : "reconnecting later");
 				if (delayMs > 0) await this.#wait(delayMs);
+				// The server asked for a pause (a reach answered 503 with Retry-After): it has it.
+				const busy = this.#notBefore - this.#o.clock.now();
+				if (busy > 0 && !this.#stopping) await this.#wait(busy);
 			}
 		} finally {
+			this.#reach?.stop();
 			this.#setState("stopped");
 			for (const unsubscribe of this.#unsubscribe.splice(0)) unsubscribe();
 		}
@@ -173,7 +203,9 @@ export class ControlLink {
 	async #attempt(): Promise<ChannelOutcome> {
 		const o = this.#o;
 		this.#attempts += 1;
+		this.#attemptStartedAt = o.clock.now();
 		this.#setState("connecting");
+		this.#reach?.start();
 		o.onEvent?.({ type: "attempt", attempt: this.#attempts });
 		o.log.info({ server: o.server, attempt: this.#attempts }, "connecting to the server");
 		const channel = new Channel({
@@ -206,6 +238,8 @@ export class ControlLink {
 	}
 
 	#welcomed(welcome: Welcome): void {
+		this.#reach?.stop();
+		this.#networkDown = false;
 		this.#welcome = welcome;
 		this.#planners = welcome.planners;
 		// The schedule starts over after a connection the server welcomed.
@@ -272,6 +306,26 @@ export class ControlLink {
 			this.#wakeWait = done;
 			timer = clock.setTimeout(done, delayMs);
 		});
+	}
+
+	/**
+	 * The server answered a reach. Waiting after a network failure: try now. Connecting with an attempt sent while
+	 * the network was down (it may have been dropped on the way): give it up and try now. Busy: not before it says.
+	 */
+	#answered(answer: Exclude<Reach, "down">, downAt: number | undefined): void {
+		if (this.#stopping) return;
+		const { clock, log } = this.#o;
+		if (answer !== "up") {
+			this.#notBefore = clock.now() + answer.busyForMs;
+			return;
+		}
+		if (this.#state === "waiting" && this.#networkDown && clock.now() >= this.#notBefore) {
+			log.info("the server answers again: reconnecting at once");
+			this.#wakeWait?.();
+		} else if (this.#state === "connecting" && downAt !== undefined && this.#attemptStartedAt <= downAt) {
+			log.info("the server answers again: giving up the attempt sent while it could not be reached");
+			this.#channel?.probe(0);
+		}
 	}
 
 	#triggered(why: string): void {

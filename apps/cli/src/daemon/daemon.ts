@@ -21,6 +21,7 @@ import { CheckoutGate } from "../workspaces/gate";
 import { ServedCheckouts } from "./checkouts";
 import { ControlLink, type LinkEvent, type MachineState } from "./control-link";
 import { recordDaemonEnd } from "./daemon-end";
+import { httpReach } from "./reach";
 import { controlRequests, daemonStatus } from "./requests";
 import { type SandboxReport, sandboxKind } from "./sandbox-kind";
 import { daemonSettings } from "./settings";
@@ -128,6 +129,8 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 			new WakeDetector(ctx.clock),
 			new NetworkWatcher(ctx.clock, ctx.networkInterfaces),
 		],
+		reach: httpReach({ server, fetch: ctx.fetch, clock: ctx.clock, client: clientHeader(ctx) }),
+		...(seams.random ? { random: seams.random } : {}),
 		handshakeTimeoutMs: settings.handshakeTimeoutMs,
 		silenceMs: settings.silenceMs,
 		probeMs: settings.probeMs,

@@ -4,10 +4,10 @@ import { daemonSettings } from "./settings";
 
 describe("daemon settings from the environment", () => {
 	test("defaults, overrides, and a bad value refused naming the variable", () => {
-		expect(daemonSettings({})).toEqual({ silenceMs: 37_500, handshakeTimeoutMs: 30_000, probeMs: 5_000 });
+		expect(daemonSettings({})).toEqual({ silenceMs: 37_500, handshakeTimeoutMs: 10_000, probeMs: 5_000 });
 		expect(daemonSettings({ CHOPIN_CONTROL_SILENCE_MS: "2500", CHOPIN_CONTROL_PROBE_MS: " " })).toEqual({
 			silenceMs: 2_500,
-			handshakeTimeoutMs: 30_000,
+			handshakeTimeoutMs: 10_000,
 			probeMs: 5_000,
 		});
 		expect(() => daemonSettings({ CHOPIN_CONTROL_HANDSHAKE_MS: "soon" })).toThrow(

@@ -36,6 +36,8 @@ export const PIPE_BOUND_MS = 500;
  */
 const POLL_MS = 25;
 const KILL_ROUNDS = 40;
+/** Rounds of freeze() and thaw(): about 2 s at most (see #repeatSignal). */
+const SIGNAL_ROUNDS = 85;
 
 export interface ScopeExit {
 	/** The leader's exit code, or null when a signal ended it or it never started. */
@@ -300,11 +302,13 @@ class LaunchedScope implements Scope {
 		const identity = this.#identity;
 		if (!identity || this.mode === "tree" || this.#ended) return;
 		signalGroup(identity.leader, signal);
-		for (let round = 0; round < KILL_ROUNDS; round++) {
+		// Until every member shows the signal's effect: a process in uninterruptible sleep (D, busy disk I/O) takes
+		// its SIGSTOP only when it leaves it, which on a loaded machine can take a while. Bounded at about 2 s.
+		for (let round = 0; round < SIGNAL_ROUNDS; round++) {
 			const pending = this.#scan().filter(needs);
 			if (pending.length === 0) return;
 			for (const member of pending) signalProcess(member.pid, signal);
-			await Bun.sleep(5);
+			await Bun.sleep(round < 10 ? 5 : POLL_MS);
 		}
 	}
 

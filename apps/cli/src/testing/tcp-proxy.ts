@@ -1,6 +1,8 @@
-// A loopback TCP proxy that can stall like a dead network: blackhole() stops forwarding without closing anything
-// (bytes and closes wait, new connections are accepted and left pending), cut() drops every connection at once and
-// holds new ones like a blackhole, restore() delivers all of it at once.
+// A loopback TCP proxy that can fail like a network: blackhole() holds (stops forwarding without closing anything:
+// bytes and closes wait, new connections are accepted and left pending, restore() delivers all of it at once); drop()
+// discards (bytes in either direction are thrown away, nothing is closed, new connections are accepted and never
+// reach the server, so what was sent meanwhile is lost for good, as behind a middlebox that eats packets); cut()
+// resets every connection and holds new ones; restore() forwards again.
 import { createServer, type Server, type Socket, connect as tcpConnect } from "node:net";
 
 interface Pair {
@@ -10,6 +12,8 @@ interface Pair {
 	toClient: Buffer[];
 	clientEnded: boolean;
 	upstreamEnded: boolean;
+	/** Accepted while bytes were dropped: it never reaches the server. */
+	deadEnd?: boolean;
 }
 
 export class TcpProxy {
@@ -18,6 +22,8 @@ export class TcpProxy {
 	readonly #target: { host: string; port: number };
 	readonly #pairs = new Set<Pair>();
 	#stalled = false;
+	#dropping = false;
+	#refusing = false;
 	/** Connections accepted so far (each is one attempt of the client's). */
 	accepted = 0;
 
@@ -49,6 +55,21 @@ export class TcpProxy {
 		this.#stalled = true;
 	}
 
+	/** Discards every byte in both directions from now on, and what is held; nothing is closed. */
+	drop(): void {
+		this.#stalled = true;
+		this.#dropping = true;
+		for (const pair of this.#pairs) {
+			pair.toUpstream.length = 0;
+			pair.toClient.length = 0;
+		}
+	}
+
+	/** New connections are reset at once, as by a host with nothing listening, until restore(). */
+	refuse(): void {
+		this.#refusing = true;
+	}
+
 	/** Drops every open connection (both ends see it reset) and holds new ones until restore(). */
 	cut(): void {
 		this.#stalled = true;
@@ -62,8 +83,12 @@ export class TcpProxy {
 	/** Forwards again: pending connections reach the server, held bytes and closes are delivered. */
 	restore(): void {
 		this.#stalled = false;
+		this.#refusing = false;
+		const dropped = this.#dropping;
+		this.#dropping = false;
 		for (const pair of this.#pairs) {
-			if (!pair.upstream) this.#open(pair);
+			// A connection made while bytes were dropped never reached the server: it stays a dead end.
+			if (!pair.upstream && !(dropped && pair.deadEnd)) this.#open(pair);
 			this.#flush(pair);
 		}
 	}
@@ -79,6 +104,10 @@ export class TcpProxy {
 
 	accept(client: Socket): void {
 		this.accepted += 1;
+		if (this.#refusing) {
+			client.resetAndDestroy();
+			return;
+		}
 		const pair: Pair = {
 			client,
 			upstream: undefined,
@@ -89,6 +118,7 @@ export class TcpProxy {
 		};
 		this.#pairs.add(pair);
 		client.on("data", (data: Buffer) => {
+			if (this.#dropping) return;
 			pair.toUpstream.push(data);
 			this.#flush(pair);
 		});
@@ -101,7 +131,8 @@ export class TcpProxy {
 			pair.clientEnded = true;
 			this.#flush(pair);
 		});
-		if (!this.#stalled) this.#open(pair);
+		if (this.#dropping) pair.deadEnd = true;
+		else if (!this.#stalled) this.#open(pair);
 	}
 
 	#open(pair: Pair): void {
@@ -109,6 +140,7 @@ export class TcpProxy {
 		pair.upstream = upstream;
 		upstream.on("connect", () => this.#flush(pair));
 		upstream.on("data", (data: Buffer) => {
+			if (this.#dropping) return;
 			pair.toClient.push(data);
 			this.#flush(pair);
 		});

@@ -104,7 +104,7 @@ describe("pruneRuns", () => {
 			dryRun: false,
 		});
 		expect(all.removed.map((r) => r.record.id)).toEqual([s.recent]);
-	});
+	}, 30_000);
 
 	test("a run whose checkout is gone still goes, saying why its keep ref could not", async () => {
 		const s = await setup();
@@ -118,7 +118,7 @@ describe("pruneRuns", () => {
 		expect(done.removed.map((r) => r.record.id)).toEqual([s.old, s.recent]);
 		expect(done.removed[0]!.keepRef).toEqual({ problem: expect.stringContaining("does not exist") });
 		expect(existsSync(join(s.state, "runs", s.old))).toBe(false);
-	});
+	}, 30_000);
 });
 
 describe("durations", () => {

@@ -10,6 +10,8 @@ import type { AgentDeps } from "./deps";
 import type { AgentPrincipal } from "./principal";
 import { wording } from "./wording";
 
+const FRESH = { fresh: true } as const;
+
 export interface AccessDeps {
 	identity: Identity;
 	sessions: Sessions;
@@ -63,8 +65,11 @@ export async function checkAccess(deps: AccessDeps, owner: OwnerRef): Promise<Ac
 	const authorization = actingAuthorization(deps, owner);
 	if (!authorization) return signInEnded();
 	try {
-		const admitted = await deps.identity.admitted(authorization);
-		const permission = admitted ? await deps.identity.permission(authorization, owner.repository) : "none";
+		// Fresh: nothing kept may hide a change. An unchanged answer is a 304 that spends no rate limit.
+		const admitted = await deps.identity.admitted(authorization, FRESH);
+		const permission = admitted
+			? await deps.identity.permission(authorization, owner.repository, FRESH)
+			: "none";
 		if (admitted && permits(permission, "write")) return { ok: true, authorization };
 		return {
 			ok: false,

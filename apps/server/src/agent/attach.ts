@@ -39,14 +39,19 @@ export async function checkAttach(
 			"repository-forbidden",
 			wording.repositoryForbidden(principal.login, document.repository),
 		);
-		if (!permits(await identity.permission(principal.authorization, document.repository), "write"))
+		// Asked fresh, as before every start and turn: an answer kept for seconds could let a lost access attach.
+		const fresh = { fresh: true } as const;
+		if (!permits(await identity.permission(principal.authorization, document.repository, fresh), "write"))
 			return forbidden;
 		if (principal.kind === "machine") return { ok: true, document };
 		// Repository tools act with the account's browser sign-in, never with the connection's bearer.
 		const live = sessions.liveSignIn(principal.login);
 		if (!live) return refused("sign-in-required", wording.signInRequired(principal.login, config.publicUrl));
-		const admitted = await identity.admitted(live.authorization);
-		if (!admitted || !permits(await identity.permission(live.authorization, document.repository), "write")) {
+		const admitted = await identity.admitted(live.authorization, fresh);
+		if (
+			!admitted ||
+			!permits(await identity.permission(live.authorization, document.repository, fresh), "write")
+		) {
 			return forbidden;
 		}
 		return { ok: true, document, signInSessionId: live.sessionId };

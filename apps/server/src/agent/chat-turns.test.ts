@@ -183,7 +183,6 @@ describe("the check before a turn (github)", () => {
 		const { f, documentId } = await start("github");
 		const { socket } = await f.attach("octocat", documentId);
 		f.gh!.setPermission("score-team/score", "octocat", "read");
-		await f.clock.advance(31_000);
 		expect(
 			await f.ctx.planner.handleMessage({ documentId, author: "hubot", body: "@chopin hi" }),
 		).toMatchObject({ status: "sent" });
@@ -196,7 +195,6 @@ describe("the check before a turn (github)", () => {
 	test("GitHub unavailable: the turn fails and the link stays open", async () => {
 		const { f, documentId } = await start("github");
 		const { socket } = await f.attach("octocat", documentId);
-		await f.clock.advance(31_000);
 		f.gh!.inject({ kind: "status", status: 502, pathPrefix: "/api/v3/repos", times: 5 });
 		await f.ctx.planner.handleMessage({ documentId, author: "hubot", body: "@chopin hi" });
 		await f.until(async () => (await f.chat(documentId)).at(-1)?.status === "failed", "the reply to fail");

@@ -28,17 +28,32 @@ export interface SignedIn {
 	authorization: Authorization;
 }
 
+/** How current an answer must be. */
+export interface CheckOptions {
+	/**
+	 * Ask GitHub now instead of taking an answer kept for seconds: for the checks that decide
+	 * whether a Planner may start or go on, where a kept answer would hide a change. The request
+	 * is conditional (If-None-Match), so an unchanged answer is a 304 that spends no rate limit.
+	 * Local mode reads LOCAL_ACCOUNTS every time anyway.
+	 */
+	fresh?: boolean;
+}
+
 interface IdentityBase {
 	readonly mode: "github" | "local";
 	/**
 	 * The account's access to `owner/name`. GitHub: GET /repos/{owner}/{repo} with the
 	 * authorization's own token (admin or maintain → admin, push → write, pull → read; 404 or a
-	 * 403 that is not a rate limit → none), cached 30 s per account and repository. Throws
-	 * `unavailable` when GitHub fails and `authorization-expired` when the token is dead for good.
+	 * 403 that is not a rate limit → none), kept 30 s per account and repository unless `fresh`.
+	 * Throws `unavailable` when GitHub fails and `authorization-expired` when the token is dead for good.
 	 */
-	permission(authorization: Authorization, repository: string): Promise<RepoPermission>;
-	/** ADMIT: listed logins, members of listed organizations; an empty list admits everyone. */
-	admitted(authorization: Authorization): Promise<boolean>;
+	permission(
+		authorization: Authorization,
+		repository: string,
+		options?: CheckOptions,
+	): Promise<RepoPermission>;
+	/** ADMIT: listed logins, members of listed organizations (kept 60 s unless `fresh`); an empty list admits everyone. */
+	admitted(authorization: Authorization, options?: CheckOptions): Promise<boolean>;
 	/**
 	 * Checks a bearer for the agent connection. Throws IdentityError `unauthorized` (missing,
 	 * malformed or rejected: HTTP 401) or `unavailable` (GitHub failing or rate limiting: 503);

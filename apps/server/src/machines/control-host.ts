@@ -126,7 +126,8 @@ export class ControlHost {
 		const out: { repository: string; access: Access }[] = [];
 		for (const repository of repositories) {
 			try {
-				const permission = await identity.permission(authorization, repository);
+				// Asked fresh on every hello (a conditional request: a 304 spends no rate limit).
+				const permission = await identity.permission(authorization, repository, { fresh: true });
 				out.push({ repository, access: permits(permission, "write") ? "ok" : "forbidden" });
 			} catch (error) {
 				if (isIdentityError(error, "authorization-expired")) return "ended";

@@ -102,6 +102,33 @@ describe("the control channel's upgrade", () => {
 		expect(await http.json()).toMatchObject({ code: "machine-reauthorize" });
 	});
 
+	test("a disconnected machine's ping is 204 and costs nothing; a server welcoming too many machines sheds with 503 and Retry-After", async () => {
+		const { server, target, credential } = await setup();
+		const ping = await cliRequest(target, "GET", "/api/connector/ping", { client: null });
+		expect(ping.status).toBe(204);
+		expect(ping.headers.get("cache-control")).toBe("no-store");
+
+		const {
+			server: busy,
+			target: busyTarget,
+			credential: busyCredential,
+		} = await setup({
+			MACHINE_HELLOS_IN_FLIGHT: "0",
+		});
+		const shed = await cliRequest(busyTarget, "GET", "/api/connector/ping", { client: null });
+		expect(shed.status).toBe(503);
+		const seconds = Number(shed.headers.get("retry-after"));
+		expect(seconds >= 1 && seconds <= 3).toBe(true);
+		expect(await shed.json()).toMatchObject({ code: "server-busy", retryAfter: seconds });
+		expect(await openMachineSocket(busy.url, { credential: busyCredential })).toMatchObject({
+			status: 503,
+			body: { code: "server-busy" },
+		});
+		const welcomed = await openMachineSocket(server.url, { credential });
+		expect("status" in welcomed).toBe(false);
+		if ("close" in welcomed) welcomed.close();
+	});
+
 	test("404 for every request when AGENT is off", async () => {
 		const { server, credential } = await setup({ AGENT: "off" });
 		expect(await openMachineSocket(server.url, { credential })).toMatchObject({

@@ -41,6 +41,12 @@ export interface ControlDeps {
 		maxSilenceMs: number;
 		publicUrl: string;
 		versionPolicy: VersionPolicy;
+		/**
+		 * Hellos handled at once beyond which new machines are asked to come back in a moment (503 server-busy
+		 * with Retry-After, also on the ping a disconnected machine sends): after an outage every machine returns
+		 * within seconds, and those that would only queue are spread over the next few (MACHINE_HELLOS_IN_FLIGHT).
+		 */
+		hellosInFlight: number;
 	};
 	/** The hello's state is stored and checked: the welcome to send, or a refusal that closes the socket. */
 	hello(connection: MachineConnection, hello: Hello): Promise<Welcome | MachineRefusal>;
@@ -61,6 +67,7 @@ export class ControlChannel {
 	readonly #deps: ControlDeps;
 	readonly #connections = new Map<string, MachineConnection>();
 	#stopping = false;
+	#hellosInFlight = 0;
 
 	constructor(deps: ControlDeps) {
 		this.#deps = deps;
@@ -86,6 +93,11 @@ export class ControlChannel {
 		if (connection?.state !== "ready") return false;
 		connection.send(message);
 		return true;
+	}
+
+	/** Whether new machines are asked to come back in a moment (too many hellos in flight). */
+	shedding(): boolean {
+		return this.#hellosInFlight >= this.#deps.settings().hellosInFlight;
 	}
 
 	/** Sends `revoked` and closes with the refusal's code, whatever state the socket is in. */
@@ -115,6 +127,7 @@ export class ControlChannel {
 		if (isForeignOrigin(c.req, settings.publicUrl)) {
 			throw new HttpError(403, "origin-forbidden", "This request comes from another site.");
 		}
+		if (this.shedding()) throw serverBusy();
 		const checked = await this.#deps.auth.check(c.req.headers.get("authorization"));
 		if (!checked.ok) throw refusalError(checked.refusal);
 		if (checked.reauthorize) throw refusalError(machineReauthorize(checked.owner));
@@ -219,7 +232,13 @@ export class ControlChannel {
 				);
 				return;
 			}
-			const answer = await this.#deps.hello(connection, message);
+			this.#hellosInFlight += 1;
+			let answer: Awaited<ReturnType<ControlDeps["hello"]>>;
+			try {
+				answer = await this.#deps.hello(connection, message);
+			} finally {
+				this.#hellosInFlight -= 1;
+			}
 			if (!connection.open) return;
 			if ("code" in answer) {
 				connection.refuse(answer);
@@ -259,4 +278,17 @@ export class ControlChannel {
 		this.#connections.delete(connection.machineId);
 		this.#deps.offline(connection.machineId);
 	}
+}
+
+/** 503 server-busy with a Retry-After of 1 to 3 s, drawn per answer so the machines told so do not return in step. */
+export function serverBusy(): HttpError {
+	const retryAfter = 1 + Math.floor(Math.random() * 3);
+	return new HttpError(
+		503,
+		"server-busy",
+		"Chopin is welcoming many machines at once; come back in a moment.",
+		undefined,
+		{ retryAfter },
+		{ "retry-after": String(retryAfter) },
+	);
 }

@@ -85,7 +85,8 @@ export class PlannerAccess {
 		const authorization = await this.#authorization(machine);
 		let permission: Awaited<ReturnType<Identity["permission"]>>;
 		try {
-			permission = await this.deps.identity.permission(authorization, document.repository);
+			// Asked fresh on every request (a conditional request: a 304 spends no rate limit).
+			permission = await this.deps.identity.permission(authorization, document.repository, { fresh: true });
 		} catch (error) {
 			throw this.#mapped(error, machine.owner);
 		}

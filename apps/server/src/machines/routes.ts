@@ -19,6 +19,7 @@ import type { RouteContext, Router } from "../http/router";
 import { repositoryNameSchema } from "../local-accounts";
 import { choicesFor } from "./choice";
 import { MACHINE_SOCKET_KIND, type MachineSocketData } from "./connection";
+import { serverBusy } from "./control";
 import { machineNotFound } from "./errors";
 import { registerPairingGrant } from "./grant";
 import { getMachine } from "./machine-rows";
@@ -104,6 +105,12 @@ export function registerMachineRoutes(router: Router, ctx: AppContext): void {
 	});
 
 	router.get(MACHINE_PATH, (c) => machines.control.upgrade(c));
+
+	// A disconnected machine's cheap "do you answer?" (the CLI's daemon/reach.ts): no credential, no database.
+	router.get("/api/connector/ping", () => {
+		if (machines.control.shedding()) throw serverBusy();
+		return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
+	});
 
 	// --- for the pages (a browser session) ------------------------------------------------------
 

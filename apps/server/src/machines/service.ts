@@ -157,6 +157,7 @@ export class Machines {
 					maxSilenceMs: c.agentConnection.maxSilenceMs,
 					publicUrl: c.publicUrl,
 					versionPolicy: versionPolicy(),
+					hellosInFlight: c.machines.hellosInFlight,
 				};
 			},
 			hello: (connection, hello) => host.hello(connection, hello),

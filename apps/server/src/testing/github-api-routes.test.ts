@@ -182,4 +182,53 @@ describe("headers", () => {
 		expect(other.status).toBe(200);
 		await other.text();
 	});
+
+	test("the ETag is per token: another token of the same user gets 200 and an ETag of its own", async () => {
+		const second = gh.addToken({ login: "octocat" });
+		const first = await api(gh, "/repos/score-team/score", PAT);
+		const etag = first.headers.get("etag")!;
+		await first.text();
+		const conditional = (token: string, tag: string) =>
+			fetch(`${gh.apiUrl}/repos/score-team/score`, {
+				headers: { authorization: `Bearer ${token}`, "if-none-match": tag },
+			});
+		const other = await conditional(second, etag);
+		expect(other.status).toBe(200);
+		const otherEtag = other.headers.get("etag")!;
+		expect(otherEtag).not.toBe(etag);
+		await other.text();
+		expect((await conditional(second, otherEtag)).status).toBe(304);
+		expect((await conditional(PAT, etag)).status).toBe(304);
+		// The same body for the same user, so only the token tells the two apart.
+		expect(gh.rateLimit("octocat")).toEqual({
+			limit: 5000,
+			used: 2,
+			remaining: 4998,
+			reset: Math.ceil((clock.now() + 3_600_000) / 1000),
+		});
+		expect(gh.requests({ path: "/api/v3/repos/score-team/score", status: 304 })).toHaveLength(2);
+	});
+
+	test("a change answers 200 with a new ETag, counted; leaving an organization changes /user/orgs", async () => {
+		const first = await api(gh, "/repos/score-team/score", tokens.hubot);
+		const etag = first.headers.get("etag")!;
+		await first.text();
+		gh.setPermission("score-team/score", "hubot", "read");
+		const changed = await fetch(`${gh.apiUrl}/repos/score-team/score`, {
+			headers: { authorization: `Bearer ${tokens.hubot}`, "if-none-match": etag },
+		});
+		expect(changed.status).toBe(200);
+		expect(changed.headers.get("etag")).not.toBe(etag);
+		expect(((await json(changed)).permissions as { push: boolean }).push).toBe(false);
+		expect(gh.rateLimit("hubot").used).toBe(2);
+
+		const orgs = async () =>
+			((await json(await api(gh, "/user/orgs", tokens.hubot))) as unknown as { login: string }[]).map(
+				(o) => o.login,
+			);
+		expect(await orgs()).toEqual(["score-team"]);
+		gh.leaveOrganization("hubot", "Score-Team");
+		expect(await orgs()).toEqual([]);
+		expect(() => gh.leaveOrganization("nobody", "score-team")).toThrow("There is no user");
+	});
 });

@@ -14,7 +14,7 @@ interface ApiAnswer {
 
 type ApiHandler = (state: EmulatorState, user: User | null, params: string[]) => ApiAnswer;
 
-type Auth = { kind: "anonymous" } | { kind: "user"; user: User } | { kind: "bad" };
+type Auth = { kind: "anonymous" } | { kind: "user"; user: User; token: string } | { kind: "bad" };
 
 /** Both schemes GitHub accepts, `Bearer` and the older `token`, case-insensitively. */
 function authenticate(state: EmulatorState, req: Request): Auth {
@@ -23,7 +23,16 @@ function authenticate(state: EmulatorState, req: Request): Auth {
 	const m = /^(?:bearer|token)\s+(\S+)\s*$/i.exec(header);
 	const login = m ? state.tokens.resolve(m[1]!) : undefined;
 	const user = login ? state.world.user(login) : undefined;
-	return user ? { kind: "user", user } : { kind: "bad" };
+	return user ? { kind: "user", user, token: m![1]! } : { kind: "bad" };
+}
+
+/**
+ * A weak ETag over the answer and the token that asked: GitHub's answers vary by Authorization, and
+ * an If-None-Match from one token never matches for another (github/docs#34689), even the same user's.
+ */
+function etagOf(auth: Auth, body: unknown): string {
+	const asker = auth.kind === "user" ? new Bun.CryptoHasher("sha256").update(auth.token).digest("hex") : "";
+	return `W/"${Bun.hash(`${asker}\n${JSON.stringify(body)}`).toString(16)}"`;
 }
 
 const CREDENTIAL = { anonymous: "none", user: "valid", bad: "invalid" } as const;
@@ -106,8 +115,7 @@ function api(handler: ApiHandler): Route["handle"] {
 				: handler(state, auth.kind === "user" ? auth.user : null, request.params);
 		let etag: string | undefined;
 		if (answer.status === 200 && answer.body !== undefined) {
-			// The ETag covers who asked too, since GitHub's answers vary by Authorization.
-			etag = `W/"${Bun.hash(`${request.login ?? ""}\n${JSON.stringify(answer.body)}`).toString(16)}"`;
+			etag = etagOf(auth, answer.body);
 			const match = req.headers.get("if-none-match");
 			// A 304 does not count against the rate limit on GitHub.
 			if (match?.split(",").some((t) => t.trim() === etag)) {

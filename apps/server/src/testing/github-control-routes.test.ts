@@ -71,6 +71,18 @@ test("users, tokens and permissions change over HTTP", async () => {
 	expect(await apiStatus("/user", another)).toBe(401);
 });
 
+test("organization membership and a user's rate limit over HTTP", async () => {
+	expect(await apiStatus("/user/orgs", PAT)).toBe(200);
+	expect(await control("GET", "/rate-limit/octocat")).toEqual({
+		status: 200,
+		json: { limit: 5000, used: 1, remaining: 4999, reset: expect.any(Number) },
+	});
+	expect((await control("DELETE", "/orgs/score-team/members/octocat")).status).toBe(204);
+	const orgs = (await (await api(gh, "/user/orgs", PAT)).json()) as { login: string }[];
+	expect(orgs.map((o) => o.login)).toEqual(["guild"]);
+	expect((await control("GET", "/rate-limit/nobody")).status).toBe(404);
+});
+
 test("faults are injected and cleared over HTTP", async () => {
 	expect((await control("POST", "/faults", { kind: "status", status: 503, times: 5 })).status).toBe(201);
 	expect(await apiStatus("/user", PAT)).toBe(503);

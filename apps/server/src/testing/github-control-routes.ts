@@ -61,6 +61,15 @@ async function route(emulator: GitHubEmulator, req: Request, path: string): Prom
 			return noContent();
 		}
 	}
+	const member = /^\/orgs\/([^/]+)\/members\/([^/]+)$/.exec(path);
+	if (member && method === "DELETE") {
+		const [, org = "", login = ""] = member.map((p) => decodeURIComponent(p));
+		emulator.leaveOrganization(login, org);
+		return noContent();
+	}
+	const rateLimit = /^\/rate-limit\/([^/]+)$/.exec(path);
+	if (rateLimit && method === "GET")
+		return Response.json(emulator.rateLimit(decodeURIComponent(rateLimit[1]!)));
 	switch (`${method} ${path}`) {
 		case "GET ":
 		case "GET /":

@@ -118,6 +118,23 @@ export class GitHubEmulator {
 		this.#state.world.setPermission(fullName, login, null);
 	}
 
+	/** The user leaves an organization: GET /user/orgs stops listing it (an ADMIT org:<name> check fails). */
+	leaveOrganization(login: string, org: string): void {
+		this.#state.world.leaveOrganization(login, org);
+	}
+
+	/** The user's primary rate limit as the x-ratelimit-* headers would say it now (a 304 spends none of it). */
+	rateLimit(login: string): { limit: number; used: number; remaining: number; reset: number } {
+		const user = this.#state.world.requireUser(login);
+		const state = this.#state.rates.state({ kind: "user", id: user.id }, false);
+		return {
+			limit: state.limit,
+			used: state.used,
+			remaining: Math.max(0, state.limit - state.used),
+			reset: Math.ceil(state.resetAt / 1000),
+		};
+	}
+
 	/** Issues a token outside the OAuth flow (like a PAT); returns it. */
 	addToken(input: AddTokenInput): string {
 		const parsed = addTokenSchema.safeParse(input);

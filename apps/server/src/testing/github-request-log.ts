@@ -28,6 +28,8 @@ export interface RequestFilter {
 	/** An exact path such as "/api/v3/user", or a RegExp. */
 	path?: string | RegExp;
 	login?: string;
+	/** Only answers with this status, e.g. 304 for the conditional requests GitHub answered "not modified". */
+	status?: number;
 }
 
 const SECRET_PARAMS = new Set(["code", "client_secret", "refresh_token", "access_token"]);
@@ -54,7 +56,8 @@ export class RequestLog {
 				(filter.method === undefined || r.method === filter.method.toUpperCase()) &&
 				(filter.path === undefined ||
 					(typeof filter.path === "string" ? r.path === filter.path : filter.path.test(r.path))) &&
-				(filter.login === undefined || r.login?.toLowerCase() === filter.login.toLowerCase()),
+				(filter.login === undefined || r.login?.toLowerCase() === filter.login.toLowerCase()) &&
+				(filter.status === undefined || r.status === filter.status),
 		);
 	}
 

@@ -148,6 +148,12 @@ export class GitHubWorld {
 		else repo.roles.set(user.login.toLowerCase(), roleSchema.parse(role));
 	}
 
+	/** The user leaves the organization (nothing changes when they were not a member). */
+	leaveOrganization(login: string, orgLogin: string): void {
+		const user = this.requireUser(login);
+		user.orgs = user.orgs.filter((o) => o.toLowerCase() !== orgLogin.toLowerCase());
+	}
+
 	requireUser(login: string): User {
 		const user = this.user(login);
 		if (!user) {

@@ -11,7 +11,9 @@ import {
 	PAT,
 	testFixture,
 } from "../../testing/github-emulator-test-kit";
+import { sha256Hex } from "../tokens";
 import { GitHubClient, GitHubError, joinUrl } from "./client";
+import { ETags } from "./etags";
 
 let clock: ManualClock;
 let gh: GitHubEmulator;
@@ -117,6 +119,55 @@ describe("REST calls", () => {
 			kind: "unavailable",
 			message: "GitHub could not be reached.",
 		});
+	});
+});
+
+describe("conditional requests", () => {
+	const REPO = "/api/v3/repos/score-team/score";
+
+	test("a repeat GET sends If-None-Match; GitHub's 304 gives the same answer and spends no rate limit", async () => {
+		const c = client();
+		const first = await c.repository(PAT, "score-team/score");
+		expect(await c.repository(PAT, "score-team/score")).toEqual(first);
+		expect(await c.repository(PAT, "score-team/score")).toEqual(first);
+		expect(gh.requests({ path: REPO }).map((r) => r.status)).toEqual([200, 304, 304]);
+		expect(gh.rateLimit("octocat").used).toBe(1);
+		// A change is a 200 with the new answer at once.
+		gh.setPermission("score-team/score", "octocat", "read");
+		expect((await c.repository(PAT, "score-team/score")).permissions).toMatchObject({
+			admin: false,
+			push: false,
+			pull: true,
+		});
+		expect(gh.requests({ path: REPO }).at(-1)!.status).toBe(200);
+		expect(lines.some((l) => l.includes('"status":304'))).toBe(true);
+	});
+
+	test("a failure never falls back on the kept answer; the kept ETag is still sent afterwards", async () => {
+		const c = client();
+		await c.organizations(PAT);
+		gh.inject({ kind: "status", status: 502, pathPrefix: "/api/v3/user/orgs" });
+		expect((await failure(c.organizations(PAT))).kind).toBe("unavailable");
+		gh.inject({ kind: "rate-limit", style: "primary", pathPrefix: "/api/v3/user/orgs" });
+		expect((await failure(c.organizations(PAT))).kind).toBe("unavailable");
+		expect((await c.organizations(PAT)).sort()).toEqual(["guild", "score-team"]);
+		expect(gh.requests({ path: "/api/v3/user/orgs" }).map((r) => r.status)).toEqual([200, 502, 403, 304]);
+		// A repository the token can no longer see is not-found, not the kept answer.
+		await c.repository(PAT, "score-team/score");
+		gh.removePermission("score-team/score", "octocat");
+		expect((await failure(c.repository(PAT, "score-team/score"))).kind).toBe("not-found");
+	});
+
+	test("ETags are per token, kept under the token's digest: another token of the same user asks afresh", async () => {
+		const c = client();
+		const other = gh.addToken({ login: "octocat" });
+		await c.repository(PAT, "score-team/score");
+		await c.repository(other, "score-team/score");
+		await c.repository(other, "score-team/score");
+		expect(gh.requests({ path: REPO }).map((r) => r.status)).toEqual([200, 200, 304]);
+		const key = ETags.key(PAT, "/repos/score-team/score");
+		expect(key).toStartWith(sha256Hex(PAT));
+		expect(key).not.toContain(PAT);
 	});
 });
 

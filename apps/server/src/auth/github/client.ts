@@ -4,6 +4,7 @@ import { z } from "zod";
 import { repositoryNameSchema } from "../../local-accounts";
 import type { Logger } from "../../log";
 import type { Secret } from "../../secret";
+import { ETags } from "./etags";
 
 /** How every GitHub failure is reported, whichever call met it. */
 export type GitHubFailure =
@@ -102,6 +103,8 @@ const TOKEN_PATH = "/login/oauth/access_token";
 
 export class GitHubClient {
 	readonly #o: GitHubClientOptions;
+	/** Every GET is conditional once GitHub gave an ETag for the same token and path (see etags.ts). */
+	readonly #etags = new ETags();
 
 	constructor(options: GitHubClientOptions) {
 		this.#o = options;
@@ -196,16 +199,34 @@ export class GitHubClient {
 		};
 	}
 
+	/**
+	 * A GET, conditional when GitHub gave this token an ETag for the path: a 304 answers with the kept
+	 * answer, which GitHub has just confirmed. A failure never falls back on what was kept; it stays
+	 * kept only to be confirmed by a later 304 (after an outage, the first check is then free too).
+	 */
 	async #api<S extends z.ZodType>(token: string, path: string, schema: S): Promise<z.output<S>> {
+		const key = ETags.key(token, path);
+		const kept = this.#etags.get(key);
 		const res = await this.#send("GET", joinUrl(this.#o.apiUrl, path), path.split("?")[0]!, {
 			accept: "application/vnd.github+json",
 			"x-github-api-version": "2022-11-28",
 			authorization: `Bearer ${token}`,
+			...(kept && { "if-none-match": kept.etag }),
 		});
+		if (res.status === 304 && kept) {
+			await res.body?.cancel();
+			const again = schema.safeParse(kept.value);
+			if (again.success) return again.data;
+		}
 		if (res.status !== 200) throw await this.#failure(res, path);
 		const parsed = schema.safeParse(await readJson(res, path));
-		if (!parsed.success)
+		if (!parsed.success) {
+			this.#etags.delete(key);
 			throw new GitHubError("unexpected", `GitHub answered ${path} with an unknown shape.`);
+		}
+		const etag = res.headers.get("etag");
+		if (etag) this.#etags.set(key, { etag, value: parsed.data });
+		else this.#etags.delete(key);
 		return parsed.data;
 	}
 

@@ -89,6 +89,29 @@ describe("permission", () => {
 		expect(calls("/api/v3/repos/score-team/score")).toBe(3);
 	});
 
+	test("fresh asks GitHub every time, conditionally (304s), and what it learns is what the next kept answer says", async () => {
+		const identity = makeIdentity({ ADMIT: "org:score-team" });
+		const hubot = await signIn(identity, "hubot");
+		const fresh = { fresh: true } as const;
+		for (let i = 0; i < 3; i++) {
+			expect(await identity.permission(hubot, "score-team/score", fresh)).toBe("write");
+			expect(await identity.admitted(hubot, fresh)).toBe(true);
+		}
+		expect(gh.requests({ path: "/api/v3/repos/score-team/score" }).map((r) => r.status)).toEqual([
+			200, 304, 304,
+		]);
+		expect(gh.requests({ path: "/api/v3/user/orgs" }).map((r) => r.status)).toEqual([200, 304, 304]);
+		expect(gh.rateLimit("hubot").used).toBe(3); // /user at sign-in, then the two 200s
+		gh.setPermission("score-team/score", "hubot", "read");
+		gh.leaveOrganization("hubot", "score-team");
+		expect(await identity.permission(hubot, "score-team/score", fresh)).toBe("read");
+		expect(await identity.admitted(hubot, fresh)).toBe(false);
+		// Pages and guards, which take the kept answer, see the change at once too.
+		expect(await identity.permission(hubot, "score-team/score")).toBe("read");
+		expect(await identity.admitted(hubot)).toBe(false);
+		expect(calls("/api/v3/repos/score-team/score")).toBe(4);
+	});
+
 	test("a GitHub failure is unavailable and not cached; a revoked authorization is authorization-expired", async () => {
 		const identity = makeIdentity();
 		const hubot = await signIn(identity, "hubot");

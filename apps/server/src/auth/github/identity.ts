@@ -20,7 +20,11 @@ export interface GitHubIdentityDeps {
 	version: string;
 }
 
-/** How long answers are kept: permissions 30 s, a bearer's account and admission 60 s. */
+/**
+ * How long answers are kept for pages and API guards: permissions 30 s, a bearer's account and
+ * admission 60 s. A `fresh` check (before every Planner start and turn) never reads them; it asks
+ * GitHub with a conditional request and refreshes them with what GitHub said.
+ */
 export const PERMISSION_TTL_MS = 30_000;
 export const BEARER_TTL_MS = 60_000;
 export const ADMISSION_TTL_MS = 60_000;
@@ -122,9 +126,9 @@ export function createGitHubIdentity(deps: GitHubIdentityDeps): GitHubIdentity {
 			return { account: toAccount(user), authorization };
 		},
 
-		async permission(authorization, repository) {
+		async permission(authorization, repository, options = {}) {
 			const key = `${scope(authorization)}\n${repository.toLowerCase()}`;
-			const cached = permissions.get(key);
+			const cached = options.fresh ? undefined : permissions.get(key);
 			if (cached) return cached;
 			let permission: RepoPermission;
 			try {
@@ -139,13 +143,13 @@ export function createGitHubIdentity(deps: GitHubIdentityDeps): GitHubIdentity {
 			return permission;
 		},
 
-		async admitted(authorization) {
+		async admitted(authorization, options = {}) {
 			const { logins, organizations } = config.admit;
 			if (logins.length === 0 && organizations.length === 0) return true;
 			if (logins.includes(authorization.login.toLowerCase())) return true;
 			if (organizations.length === 0) return false;
 			const key = scope(authorization);
-			const cached = admissions.get(key);
+			const cached = options.fresh ? undefined : admissions.get(key);
 			if (cached !== undefined) return cached;
 			let orgs: string[];
 			try {
