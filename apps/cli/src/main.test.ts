@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import cliPackage from "../package.json" with { type: "json" };
 import { resolvePaths } from "./local/paths";
@@ -52,11 +52,25 @@ describe("bun apps/cli/src/main.ts as a real process", () => {
 		);
 	}, 30_000);
 
-	test("a part not built yet exits 1 and says so", async () => {
-		const { env } = home();
-		const result = await chopin(["service", "install"], env);
-		expect(result.code).toBe(1);
-		expect(result.stderr).toStartWith("error: `chopin service install`");
+	test("the service commands before anything is paired or installed: nothing run, nothing written", async () => {
+		const { env, root } = home();
+		// No service manager command runs: install stops at the missing pairing, status at the missing definition.
+		const install = await chopin(["service", "install"], env);
+		expect(install).toEqual({
+			code: 3,
+			stdout: "",
+			stderr: "error: This machine is not paired with a Chopin server.\nhint: Run `chopin connect` first.\n",
+		});
+		const status = await chopin(["service", "status"], env);
+		expect(status.code).toBe(0);
+		expect(status.stdout).toStartWith("Service:    not installed (systemd)");
+		const uninstall = await chopin(["service", "uninstall"], env);
+		expect(uninstall).toEqual({
+			code: 0,
+			stdout: "",
+			stderr: "The chopin service is not installed: there is nothing to remove.\n",
+		});
+		expect(existsSync(join(root, "home", ".config", "systemd"))).toBe(false);
 	}, 30_000);
 
 	test("status, paired with no daemon, exits 4; the token is in no output and no log", async () => {

@@ -43,6 +43,11 @@ export interface CliContext {
 	readonly spawn: typeof execa;
 	/** This computer's name: the default machine label. */
 	readonly hostname: string;
+	/**
+	 * Who runs chopin: the numeric uid (-1 on Windows) and the login name (`DOMAIN\\name` on Windows), which the
+	 * service commands name to systemd's linger, launchd's gui/<uid> domain and a task's logon trigger.
+	 */
+	readonly user: { readonly uid: number; readonly name: string };
 	/** os.networkInterfaces(): the daemon polls it to notice a network change. */
 	readonly networkInterfaces: () => NodeJS.Dict<NetworkInterfaceInfo[]>;
 	readonly version: string;

@@ -197,6 +197,26 @@ export const CLI_ERRORS = {
 		exit: EXIT.error,
 		when: "A run's <state>/runs/<run id>/run.json is not valid JSON or does not match its schema.",
 	},
+	"service-manager-unavailable": {
+		exit: EXIT.error,
+		when: "`chopin service install` found no user service manager to install into: no systemd as init (a container, WSL without systemd), no reachable `systemctl --user`, or no launchd login session.",
+	},
+	"service-linger-needs-admin": {
+		exit: EXIT.error,
+		when: "Turning on systemd's linger (the service runs at boot and after logout) needs an administrator here; the message names the one `sudo` command and nothing was installed.",
+	},
+	"service-command-unresolved": {
+		exit: EXIT.error,
+		when: "The ACP agent, the Planner backend or git would not resolve under the service's PATH (not found, or only in a per-shell or temporary directory); nothing was installed.",
+	},
+	"service-path-unsupported": {
+		exit: EXIT.error,
+		when: "A path the service definition must hold has a control character (or, for Task Scheduler, a `%`); nothing was installed.",
+	},
+	"service-failed": {
+		exit: EXIT.error,
+		when: "A service manager command (systemctl, launchctl, schtasks) failed; the message names it and what it said.",
+	},
 	interrupted: { exit: EXIT.interrupted, when: "Interrupted (Ctrl-C / SIGINT or SIGTERM)." },
 } as const satisfies Record<string, ErrorEntry>;
 

@@ -87,6 +87,15 @@ export function processContext(signal: AbortSignal): CliContext & { closeLog(): 
 			return nodeOs().hostname();
 		},
 		networkInterfaces: () => nodeOs().networkInterfaces(),
+		// node:os on first use: only the service commands ask who the user is.
+		get user() {
+			const name = nodeOs().userInfo().username;
+			const domain = process.env.USERDOMAIN;
+			return {
+				uid: process.getuid?.() ?? -1,
+				name: process.platform === "win32" && domain ? `${domain}\\${name}` : name,
+			};
+		},
 	};
 	// Property by property, so that the getters stay getters.
 	return Object.defineProperties(

@@ -88,6 +88,7 @@ export function createTestContext(
 		openWebSocket: (url, protocols, socketOptions) => new WebSocket(url, protocols, socketOptions),
 		spawn: execa,
 		hostname: "test-host",
+		user: { uid: process.getuid?.() ?? 0, name: "ana" },
 		networkInterfaces,
 		version: "0.1.0",
 		execPath: process.execPath,

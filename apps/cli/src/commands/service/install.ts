@@ -1,9 +1,9 @@
-// `chopin service install`. Parse half only: the service units are a later task.
+// `chopin service install`: the daemon as a user service (systemd, launchd, Task Scheduler); the work is service/install.ts.
 import { Command } from "commander";
 import { z } from "zod";
 import type { CliContext } from "../../program/context";
-import { CliError } from "../../program/errors";
 import { parseOptions } from "../../program/options";
+import type { ServiceDeps } from "../../service/deps";
 import { examples, type Run } from "../help";
 
 export const serviceInstallOptionsSchema = z.strictObject({});
@@ -18,17 +18,24 @@ export function serviceInstallCommand(
 		.description("Install and start the daemon as a user service that starts at login and after a reboot.")
 		.addHelpText(
 			"after",
-			examples([["Install the service (again, to pick up a new chopin)", "chopin service install"]]),
+			examples(
+				[["Install the service (again, to pick up a new chopin)", "chopin service install"]],
+				"It checks first that the ACP agent, the Planner backend and git resolve under the service's\nPATH, and writes nothing when one does not. A `chopin run` in a terminal is stopped first.",
+			),
 		)
 		.action(async () =>
 			run(parseOptions(serviceInstallOptionsSchema, command.opts(), "service install"), ctx),
 		);
 }
 
-export async function runServiceInstall(_options: ServiceInstallOptions, _ctx: CliContext): Promise<void> {
-	throw new CliError(
-		"not-implemented",
-		"`chopin service install` is not built in this version.",
-		"Nothing was changed. Until then, run the daemon with `chopin run`.",
-	);
+/** `deps` is for tests, which answer the service manager's commands themselves. */
+export async function runServiceInstall(
+	_options: ServiceInstallOptions,
+	ctx: CliContext,
+	deps?: ServiceDeps,
+): Promise<void> {
+	// Loaded when it runs: the other commands start without the service code (docs/install.md § Start-up time).
+	const { serviceDeps } = await import("../../service/deps");
+	const { installService } = await import("../../service/install");
+	await installService(deps ?? serviceDeps(ctx));
 }

@@ -1,9 +1,9 @@
-// `chopin service uninstall`. Parse half only: the service units are a later task.
+// `chopin service uninstall`: stop the service gracefully and remove it; the work is service/uninstall.ts.
 import { Command } from "commander";
 import { z } from "zod";
 import type { CliContext } from "../../program/context";
-import { CliError } from "../../program/errors";
 import { parseOptions } from "../../program/options";
+import type { ServiceDeps } from "../../service/deps";
 import { examples, type Run } from "../help";
 
 export const serviceUninstallOptionsSchema = z.strictObject({});
@@ -16,19 +16,26 @@ export function serviceUninstallCommand(
 	const command = new Command("uninstall");
 	return command
 		.description("Stop and remove the service; the credential, config and worktrees stay.")
-		.addHelpText("after", examples([["Remove the service", "chopin service uninstall"]]))
+		.addHelpText(
+			"after",
+			examples(
+				[["Remove the service", "chopin service uninstall"]],
+				"Running it when no service is installed does nothing and succeeds.",
+			),
+		)
 		.action(async () =>
 			run(parseOptions(serviceUninstallOptionsSchema, command.opts(), "service uninstall"), ctx),
 		);
 }
 
+/** `deps` is for tests, which answer the service manager's commands themselves. */
 export async function runServiceUninstall(
 	_options: ServiceUninstallOptions,
-	_ctx: CliContext,
+	ctx: CliContext,
+	deps?: ServiceDeps,
 ): Promise<void> {
-	throw new CliError(
-		"not-implemented",
-		"`chopin service uninstall` is not built in this version.",
-		"Nothing was changed. Until then, run the daemon with `chopin run`.",
-	);
+	// Loaded when it runs: the other commands start without the service code (docs/install.md § Start-up time).
+	const { serviceDeps } = await import("../../service/deps");
+	const { uninstallService } = await import("../../service/uninstall");
+	await uninstallService(deps ?? serviceDeps(ctx));
 }
