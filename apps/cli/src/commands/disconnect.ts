@@ -1,12 +1,12 @@
 // `chopin disconnect`: stop the daemon, revoke this machine on the server, forget the credential; idempotent, and offline too.
 import { Command } from "commander";
 import { z } from "zod";
-import { stopDaemon } from "../daemon/stop-daemon";
 import { type Credential, deleteCredential, loadCredential } from "../machine/credential";
 import type { CliContext } from "../program/context";
 import { CliError } from "../program/errors";
 import { parseOptions } from "../program/options";
 import { examples, type Run } from "./help";
+import { stopMachineDaemon } from "./stop";
 
 export const disconnectOptionsSchema = z.strictObject({});
 export type DisconnectOptions = z.infer<typeof disconnectOptionsSchema>;
@@ -71,13 +71,18 @@ export async function runDisconnect(_options: DisconnectOptions, ctx: CliContext
 	ctx.stderr.write(`Deleted the credential ${ctx.paths.credentialFile}; machine.json and worktrees stay.\n`);
 }
 
-/** The daemon goes first, so it exits 0 instead of hearing its own revocation; no daemon is fine. */
+/**
+ * The daemon goes first, so it exits 0 instead of hearing its own revocation; no daemon is fine. An installed service
+ * is stopped through its manager and stays installed: started again at the next login without a credential, its daemon
+ * ends as not paired, an exit its manager does not restart after.
+ */
 async function stopFirst(ctx: CliContext): Promise<void> {
 	try {
-		const outcome = await stopDaemon(ctx);
-		if (outcome.stopped) ctx.stderr.write(`Stopped the chopin daemon (pid ${outcome.pid}).\n`);
+		await stopMachineDaemon(ctx);
 	} catch (error) {
-		if (!(error instanceof CliError) || error.code !== "daemon-stop-timeout") throw error;
+		// Neither a slow daemon nor a service manager that refused the stop keeps the machine from being unpaired.
+		if (!(error instanceof CliError) || !["daemon-stop-timeout", "service-failed"].includes(error.code))
+			throw error;
 		ctx.stderr.write(`warning: ${error.message}\n`);
 	}
 }

@@ -4,11 +4,14 @@
 // a stop request file stops the daemon.
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { systemClock } from "@chopin/agent-link/clock";
 import { cliRequest } from "../../../server/src/testing/machines";
 import { readDaemonExit } from "../local/daemon-exit";
-import { serviceLogPath } from "../service/names";
+import type { ServiceDeps } from "../service/deps";
+import { SYSTEMD_UNIT, serviceDefinitionPath, serviceLogPath } from "../service/names";
 import { statusReportSchema } from "../status/status-report-schema";
 import { eventually, killCliProcesses, runCliProcess, spawnCli } from "../testing/cli-process";
+import { createTestContext, type TestContext } from "../testing/context";
 import {
 	type CliHome,
 	type MachineServer,
@@ -16,11 +19,15 @@ import {
 	pairHome,
 	startMachineServer,
 } from "../testing/machine-server";
+import { type RecordingRunner, recordingRunner, serviceTestDeps } from "../testing/service";
+import { stopMachineDaemon } from "./stop";
 
 const servers: MachineServer[] = [];
 const homes: CliHome[] = [];
+const contexts: TestContext[] = [];
 afterEach(async () => {
 	await killCliProcesses();
+	for (const c of contexts.splice(0)) c.cleanup();
 	for (const s of servers.splice(0)) await s.server.close();
 	for (const h of homes.splice(0)) rmSync(h.root, { recursive: true, force: true });
 });
@@ -79,6 +86,71 @@ describe("chopin stop", () => {
 		writeFileSync(h.paths.stopRequestFile, "");
 		expect(await daemon.exited).toBe(0);
 		expect(existsSync(h.paths.stopRequestFile)).toBe(false);
+	}, 30_000);
+});
+
+describe("chopin stop with a service installed", () => {
+	const SHOW =
+		"systemctl --user show chopin.service --property=LoadState,ActiveState,SubState,MainPID,Result,ExecMainStatus";
+
+	/**
+	 * A context on the home's state (the CLI's own, in-process), with a systemd unit installed; on the system clock,
+	 * since it waits for a real daemon to end.
+	 */
+	function withUnit(h: CliHome) {
+		const manual = createTestContext({
+			env: {
+				HOME: h.env.HOME,
+				CHOPIN_STATE_DIR: h.env.CHOPIN_STATE_DIR,
+				CHOPIN_CONFIG_DIR: h.env.CHOPIN_CONFIG_DIR,
+			},
+		});
+		contexts.push(manual);
+		const c = { ...manual, clock: systemClock() };
+		const unit = serviceDefinitionPath("linux", c.env, c.home, c.paths.stateDir);
+		serviceTestDeps(manual, recordingRunner()).files.write(unit, "[Unit]\n", 0o644);
+		const deps = (runner: RecordingRunner): ServiceDeps => ({
+			...serviceTestDeps(manual, runner),
+			clock: c.clock,
+		});
+		return { c, deps };
+	}
+
+	test("asks the manager first (a daemon stopped through its socket would be restarted), then finds nothing left", async () => {
+		const { h } = await setup();
+		const daemon = spawnCli(["run", "--service", "systemd"], h.env);
+		await daemon.waitFor(/Connected to /);
+		const { c, deps } = withUnit(h);
+		const runner = recordingRunner({
+			[SHOW]: { stdout: `LoadState=loaded\nActiveState=active\nSubState=running\nMainPID=${daemon.pid}\n` },
+			// What systemd does on stop: SIGTERM to the main process, and wait for it.
+			[`systemctl --user stop ${SYSTEMD_UNIT}`]: async () => {
+				process.kill(daemon.pid, "SIGTERM");
+				await daemon.exited;
+				return {};
+			},
+		});
+		expect(await stopMachineDaemon(c, deps(runner))).toBe(true);
+		expect(runner.calls).toEqual([SHOW, `systemctl --user stop ${SYSTEMD_UNIT}`]);
+		expect(await daemon.exited).toBe(0);
+		expect(c.stderr.text()).toBe(
+			"Stopped the chopin service (systemd user unit chopin.service); it stays installed and starts again at the next login.\n",
+		);
+		expect(existsSync(h.paths.credentialFile)).toBe(true);
+	}, 30_000);
+
+	test("a stopped service and a daemon in a terminal: the manager is asked, the terminal's daemon stopped", async () => {
+		const { h } = await setup();
+		const daemon = spawnCli(["run"], h.env);
+		await daemon.waitFor(/Connected to /);
+		const { c, deps } = withUnit(h);
+		const runner = recordingRunner({
+			[SHOW]: { stdout: "LoadState=loaded\nActiveState=inactive\nSubState=dead\nMainPID=0\n" },
+		});
+		expect(await stopMachineDaemon(c, deps(runner))).toBe(true);
+		expect(runner.calls).toEqual([SHOW]);
+		expect(await daemon.exited).toBe(0);
+		expect(c.stderr.text()).toBe(`Stopped the chopin daemon (pid ${daemon.pid}).\n`);
 	}, 30_000);
 });
 

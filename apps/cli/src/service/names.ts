@@ -19,6 +19,18 @@ export const LAUNCHD_LABEL = "dev.chopin.machine";
 /** The Task Scheduler task's path and name. */
 export const TASK_NAME = "\\Chopin\\chopin-machine";
 
+/** The service as its manager knows it, for a line of output: `systemd user unit chopin.service`. */
+export function serviceDescription(manager: ServiceManagerKind): string {
+	switch (manager) {
+		case "systemd":
+			return `systemd user unit ${SYSTEMD_UNIT}`;
+		case "launchd":
+			return `LaunchAgent ${LAUNCHD_LABEL}`;
+		case "task":
+			return `Task Scheduler task ${TASK_NAME}`;
+	}
+}
+
 /**
  * Exit codes after which the daemon must not be started again by its service: the machine is not paired (3), it
  * was revoked (10), lost its repository access (11), needs a newer chopin (12) or a new pairing (13), or another
