@@ -108,6 +108,10 @@ for (const mode of MODES) {
 				await daemon.waitFor(/Connected to/);
 				await eventually("the backend's leftovers", () => existsSync(tokenFile) && leftovers(tag));
 				const disconnect = runCliProcess(["disconnect"], h.env);
+				// The budget runs from the daemon's stop, not from the start of a CLI process on a loaded machine.
+				await eventually("the daemon's stop", () =>
+					readLog(h.paths.logFile).some((l) => l.msg === "stopping"),
+				);
 				expect(await goneWithinBudget(tag)).toBe(true);
 				expect((await disconnect).code).toBe(0);
 				expect(await daemon.exited).toBe(0);

@@ -2,7 +2,6 @@
 // through its socket alone would be started again by its manager (systemd's Restart=always).
 import type { ServiceDeps } from "./deps";
 import { type ServiceManagerKind, serviceDefinitionPath, serviceManagerFor } from "./names";
-import { platformService } from "./platforms";
 
 export interface ServiceStop {
 	manager: ServiceManagerKind;
@@ -21,6 +20,8 @@ export async function stopInstalledService(deps: ServiceDeps): Promise<ServiceSt
 	const manager = serviceManagerFor(deps.platform);
 	const file = serviceDefinitionPath(deps.platform, deps.env, deps.home, deps.paths.stateDir);
 	if (deps.files.read(file) === undefined) return { manager, installed: false, stopped: false };
+	// The managers' modules are loaded only now: with nothing installed, `chopin stop` goes straight to the socket.
+	const { platformService } = await import("./platforms");
 	const stopped = await platformService(deps.platform).stop(deps);
 	return { manager, installed: true, stopped };
 }
