@@ -255,3 +255,87 @@ describe("chopin connect: pairing in GitHub mode, through the emulator", () => {
 		}
 	}, 30_000);
 });
+
+describe("chopin connect: a pairing waits out 429s and 5xx, and nobody else's wrong guesses end it", () => {
+	test("another client on the same address sends wrong secrets while connect polls: connect still pairs", async () => {
+		const machines = await serve();
+		const h = await home();
+		const cli = spawnCli(["connect", h.checkout, "--server", machines.server.url, "--no-run"], h.env);
+		const [, , pairingId, code] = await cli.waitFor(PAIRING_LINE);
+		// Eleven wrong secrets from this address (loopback, as the CLI's): the last is refused 429.
+		const statuses: number[] = [];
+		for (let i = 0; i < 11; i++) {
+			const res = await fetch(`${machines.server.url}/api/connector/pairings/${pairingId}/claim`, {
+				method: "POST",
+				headers: { "content-type": "application/json" },
+				body: JSON.stringify({ secret: `wrong-${i}` }),
+			});
+			statuses.push(res.status);
+		}
+		expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+		expect(statuses[10]).toBe(429);
+		// connect has polled on meanwhile (the server logs its claims), and none of its polls was refused.
+		const polls = () =>
+			machines.server.logs.filter(
+				(l) => l.msg === "request" && l.path === `/api/connector/pairings/${pairingId}/claim`,
+			);
+		const before = polls().length;
+		await eventually("connect's next poll", () => polls().length > before + 1 || undefined);
+		expect((await machines.confirm(pairingId!, code!)).status).toBe(200);
+		expect(await cli.exited).toBe(0);
+		expect(cli.stderr()).toContain("Paired:");
+		expect(existsSync(h.paths.credentialFile)).toBe(true);
+	}, 60_000);
+
+	test("429 with Retry-After and a 503 in front of the server: connect waits as told and pairs", async () => {
+		const machines = await serve();
+		const h = await home();
+		const refused: number[] = [];
+		// A small front that refuses the first claims (as a busy proxy or server would), then passes everything on.
+		const front = Bun.serve({
+			port: 0,
+			hostname: "127.0.0.1",
+			async fetch(req) {
+				const url = new URL(req.url);
+				if (url.pathname.endsWith("/claim") && refused.length < 4) {
+					const status = refused.length === 2 ? 503 : 429;
+					refused.push(status);
+					// The first asks for 3 s (more than the 2 s poll), the rest for 1 s (less).
+					const seconds = refused.length === 1 ? 3 : 1;
+					const body =
+						status === 429
+							? {
+									code: "rate-limited",
+									message: "Too many pairing attempts from here.",
+									hint: `Wait ${seconds} seconds and try again.`,
+									retryAfter: seconds,
+								}
+							: { code: "unavailable", message: "Busy." };
+					return Response.json(body, { status, headers: { "retry-after": String(seconds) } });
+				}
+				const target = new URL(url.pathname + url.search, machines.server.url);
+				return fetch(target, {
+					method: req.method,
+					headers: req.headers,
+					body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
+				});
+			},
+		});
+		try {
+			const server = `http://127.0.0.1:${front.port}`;
+			const cli = spawnCli(["connect", h.checkout, "--server", server, "--no-run"], h.env);
+			const [, , pairingId, code] = await cli.waitFor(PAIRING_LINE);
+			await eventually("four refused polls", () => refused.length >= 4 || undefined);
+			expect(refused).toEqual([429, 429, 503, 429]);
+			expect((await machines.confirm(pairingId!, code!)).status).toBe(200);
+			expect(await cli.exited).toBe(0);
+			expect(cli.stderr()).toContain("The server asked to wait 3 s.");
+			const log = readLog(h.paths.logFile);
+			const waits = log.filter((l) => l.msg === "pairing poll failed; polling on").map((l) => l.waitMs);
+			// Retry-After wins when it is longer than the poll interval; the poll interval otherwise.
+			expect(waits).toEqual([3_000, 2_000, 2_000, 2_000]);
+		} finally {
+			await front.stop(true);
+		}
+	}, 60_000);
+});

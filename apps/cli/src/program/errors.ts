@@ -238,6 +238,8 @@ export class CliError extends Error {
 	/** The server's own code and HTTP status, when this is a server's refusal (a caller may tell them apart). */
 	serverCode: string | undefined;
 	status: number | undefined;
+	/** How long the server asked us to wait before trying again (its Retry-After), when it said. */
+	retryAfterMs: number | undefined;
 
 	constructor(code: CliErrorCode, message: string, hint?: string, options?: { cause?: unknown }) {
 		super(message, options);
