@@ -191,6 +191,27 @@ describe("chopin connect: pairing end to end (local mode)", () => {
 		expect(machines.requests("/api/connector/pairings")).toHaveLength(1); // pairHome's, none by the CLI
 	}, 30_000);
 
+	test("--no-run while a daemon serves: it says the running daemon serves the checkout (or not yet), not `chopin run`", async () => {
+		const machines = await serve();
+		const h = await home();
+		await pairHome(machines, h);
+		const daemon = spawnCli(["run"], h.env);
+		await daemon.waitFor(/Connected to /);
+		const served = await runCliProcess(["connect", h.checkout, "--no-run"], h.env);
+		expect(served.code).toBe(0);
+		expect(served.stderr).toContain(
+			`The running chopin daemon (pid ${daemon.pid}) serves ${h.checkout} (octo/score).`,
+		);
+		expect(served.stderr).not.toContain("chopin run");
+		const other = await h.makeCheckout("other", "octo/other");
+		const notYet = await runCliProcess(["connect", other, "--no-run"], h.env);
+		expect(notYet.code).toBe(0);
+		expect(notYet.stderr).toContain(
+			`The running chopin daemon (pid ${daemon.pid}) does not serve ${other} yet: run \`chopin connect ${other}\` (without --no-run) to hand it over.`,
+		);
+		expect(notYet.stderr).not.toContain("Start serving with `chopin run`");
+	}, 60_000);
+
 	test("a revoked pairing is replaced by a new one", async () => {
 		const machines = await serve();
 		const h = await home();

@@ -2,6 +2,7 @@
 // checkout to the running daemon or become the daemon. Planner options are stored for the next task to act on.
 import { posix, win32 } from "node:path";
 import { z } from "zod";
+import type { DaemonStatus } from "../local/ipc";
 import { nextMachineConfig } from "../machine/connect-config";
 import {
 	type Checkout,
@@ -287,10 +288,10 @@ export async function runConnect(options: ConnectOptions, ctx: CliContext): Prom
 	saveMachineConfig(ctx.paths, config);
 	ctx.log.info({ checkout: checkout.path, repository: checkout.repository }, "checkout configured");
 	if (!options.run) {
-		ctx.stderr.write("Start serving with `chopin run` (or `chopin service install`).\n");
+		ctx.stderr.write(`${noRunNextStep(await runningDaemon(ctx), checkout)}\n`);
 		return;
 	}
-	const daemon = await runningDaemonPid(ctx);
+	const daemon = (await runningDaemon(ctx))?.pid;
 	if (daemon !== undefined) {
 		const { added } = await ipcRequest(
 			{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
@@ -349,18 +350,31 @@ async function stillPaired(ctx: CliContext, api: ServerApi, token: string): Prom
 	}
 }
 
-async function runningDaemonPid(ctx: CliContext): Promise<number | undefined> {
+/** The running daemon's status (its pid and what it serves), or undefined when none runs. */
+async function runningDaemon(ctx: CliContext): Promise<DaemonStatus | undefined> {
 	const { ipcRequest } = await import("../local/ipc");
 	try {
 		const answer = await ipcRequest(
 			{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
 			{ type: "status" },
 		);
-		return answer.status.pid;
+		return answer.status;
 	} catch (error) {
 		if (error instanceof CliError && error.code === "daemon-not-running") return undefined;
 		throw error;
 	}
+}
+
+/** What --no-run says last: who serves the checkout now, or what would. */
+export function noRunNextStep(
+	daemon: Pick<DaemonStatus, "pid" | "checkouts"> | undefined,
+	checkout: Checkout,
+): string {
+	if (!daemon) return "Start serving with `chopin run` (or `chopin service install`).";
+	if (daemon.checkouts.some((c) => c.path === checkout.path)) {
+		return `The running chopin daemon (pid ${daemon.pid}) serves ${checkout.path} (${checkout.repository}).`;
+	}
+	return `The running chopin daemon (pid ${daemon.pid}) does not serve ${checkout.path} yet: run \`chopin connect ${checkout.path}\` (without --no-run) to hand it over.`;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
