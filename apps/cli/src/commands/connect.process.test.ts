@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { type GitHubEmulator, startGitHubEmulator } from "../../../server/src/testing/github-emulator";
@@ -360,3 +360,63 @@ describe("chopin connect: a pairing waits out 429s and 5xx, and nobody else's wr
 		}
 	}, 60_000);
 });
+
+describe("chopin connect: secrets given to it never stay in the daemon's command line", () => {
+	test("the daemon connect becomes holds no --env value in /proc/<pid>/cmdline; --env-file values reach machine.json", async () => {
+		if (process.platform !== "linux") return;
+		const machines = await serve();
+		const h = await home();
+		await pairHome(machines, h);
+		const envFile = join(h.root, "planner.env");
+		writeFileSync(envFile, "# the backend's keys\nexport FROM_FILE='file-secret-value-77'\n\nOTHER=x\n", {
+			mode: 0o600,
+		});
+		const cli = spawnCli(
+			[
+				"connect",
+				h.checkout,
+				"--planner-command",
+				"my-planner --flag",
+				"--env",
+				"API_KEY=argv-secret-value-99",
+				"--env-file",
+				envFile,
+			],
+			h.env,
+		);
+		await cli.waitFor(/Connected to /);
+		const cmdline = readFileSync(`/proc/${cli.pid}/cmdline`, "utf8");
+		expect(cmdline).not.toContain("argv-secret-value-99");
+		expect(cmdline).not.toContain("API_KEY");
+		expect(cmdline.split("\0")).toContain("run");
+		const config = machineConfigSchema.parse(JSON.parse(readFileSync(h.paths.machineConfigFile, "utf8")));
+		expect(config.planner?.env).toEqual({
+			API_KEY: "argv-secret-value-99",
+			FROM_FILE: "file-secret-value-77",
+			OTHER: "x",
+		});
+		// The one-character value is said to be unmaskable, by name, never by value.
+		expect(cli.stderr()).toContain("warning: OTHER's value is shorter than 4 characters");
+		cli.kill("SIGINT");
+		expect(await cli.exited).toBe(0);
+		for (const text of [cli.stdout(), cli.stderr(), readFileSafe(h.paths.logFile)]) {
+			expect(text).not.toContain("argv-secret-value-99");
+			expect(text).not.toContain("file-secret-value-77");
+		}
+	}, 60_000);
+
+	test("an --env-file that cannot be read: env-file-unreadable, exit 2, nothing written", async () => {
+		const h = await home();
+		const result = await runCliProcess(
+			["connect", h.checkout, "--server", "http://127.0.0.1:9", "--env-file", join(h.root, "missing.env")],
+			h.env,
+		);
+		expect(result.code).toBe(2);
+		expect(result.stderr).toContain(`error: --env-file ${join(h.root, "missing.env")} cannot be read`);
+		expect(existsSync(h.paths.machineConfigFile)).toBe(false);
+	}, 30_000);
+});
+
+function readFileSafe(file: string): string {
+	return existsSync(file) ? readFileSync(file, "utf8") : "";
+}
