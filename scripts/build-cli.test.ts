@@ -106,7 +106,12 @@ describe("the compiled chopin binary", () => {
 	test("status in the binary: the full checks load when a file or an answer needs them, and the record is used after", async () => {
 		const root = tempDir();
 		const env = isolatedEnv(root);
-		const paths = resolvePaths({ env, platform: "linux", cwd: root, defaults: { data: "/x", config: "/y" } });
+		const paths = resolvePaths({
+			env,
+			platform: "linux",
+			cwd: root,
+			defaults: { data: "/x", config: "/y", cache: "/z" },
+		});
 		const server = closedOrigin();
 		saveCredential({ paths, platform: "linux", secrets: new Secrets() }, sampleCredential({ server }));
 		mkdirSync(paths.configDir, { recursive: true });
@@ -185,7 +190,7 @@ describe("the compiled chopin binary", () => {
 					env,
 					platform: "linux",
 					cwd: root,
-					defaults: { data: "/x", config: "/y" },
+					defaults: { data: "/x", config: "/y", cache: "/z" },
 				});
 				saveCredential({ paths, platform: "linux", secrets: new Secrets() }, sampleCredential({ server }));
 				const daemon = Bun.spawn([cli.binary, "run"], {

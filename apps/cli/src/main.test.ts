@@ -75,7 +75,12 @@ describe("bun apps/cli/src/main.ts as a real process", () => {
 
 	test("status, paired with no daemon, exits 4; the token is in no output and no log", async () => {
 		const { env, root } = home();
-		const paths = resolvePaths({ env, platform: "linux", cwd: root, defaults: { data: "/x", config: "/y" } });
+		const paths = resolvePaths({
+			env,
+			platform: "linux",
+			cwd: root,
+			defaults: { data: "/x", config: "/y", cache: "/z" },
+		});
 		// Nothing listens at the stored server: status's question to it is refused at once, on loopback.
 		const server = closedOrigin();
 		saveCredential({ paths, platform: "linux", secrets: new Secrets() }, sampleCredential({ server }));

@@ -323,6 +323,28 @@ describe("ADMIT", () => {
 	});
 });
 
+describe("TRUSTED_PROXY_HEADER and TRUSTED_PROXIES", () => {
+	test("together: the header lower-cased and the proxies' addresses; neither: no proxy is trusted", () => {
+		const config = load({
+			TRUSTED_PROXY_HEADER: "X-Forwarded-For",
+			TRUSTED_PROXIES: "10.0.0.2, ::1,::ffff:10.0.0.3",
+		});
+		expect(config.proxyTrust?.header).toBe("x-forwarded-for");
+		expect([...(config.proxyTrust?.proxies ?? [])]).toEqual(["10.0.0.2", "::1", "10.0.0.3"]);
+		expect(load({}).proxyTrust).toBeUndefined();
+	});
+
+	test("one without the other, a header that is not a name, or a proxy that is not an address is refused", () => {
+		expectRefused({ TRUSTED_PROXY_HEADER: "X-Forwarded-For" }, "TRUSTED_PROXIES");
+		expectRefused({ TRUSTED_PROXIES: "10.0.0.2" }, "TRUSTED_PROXY_HEADER");
+		expectRefused(
+			{ TRUSTED_PROXY_HEADER: "X Forwarded", TRUSTED_PROXIES: "10.0.0.2" },
+			"TRUSTED_PROXY_HEADER",
+		);
+		expectRefused({ TRUSTED_PROXY_HEADER: "X-Real-IP", TRUSTED_PROXIES: "proxy.local" }, "TRUSTED_PROXIES");
+	});
+});
+
 describe("the agent", () => {
 	test("AGENT is on or off", () => {
 		expect(load({ AGENT: "off" }).agent).toBe(false);

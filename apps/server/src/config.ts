@@ -1,6 +1,8 @@
 // Every environment variable the server reads, validated with zod into one typed Config.
+import { isIP } from "node:net";
 import { isAbsolute, join, resolve } from "node:path";
 import { z } from "zod";
+import { normaliseAddress } from "./http/client-address";
 import { DEFAULT_LOCAL_ACCOUNTS, localAccountsSchema, loginSchema } from "./local-accounts";
 import { Secret } from "./secret";
 
@@ -194,6 +196,25 @@ const host = variable("HOST", (raw, fail) => {
 	return raw;
 });
 
+const trustedProxyHeader = variable("TRUSTED_PROXY_HEADER", (raw, fail) => {
+	if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/.test(raw)) {
+		fail(`TRUSTED_PROXY_HEADER must be an HTTP header name such as X-Forwarded-For (got ${shown(raw)}).`);
+	}
+	return raw.toLowerCase();
+});
+
+const trustedProxies = variable("TRUSTED_PROXIES", (raw, fail) => {
+	const proxies = new Set<string>();
+	for (const entry of raw.split(",").map((e) => e.trim())) {
+		if (!entry) continue;
+		if (isIP(entry) === 0) {
+			fail(`TRUSTED_PROXIES must list IP addresses separated by commas (got ${shown(entry)}).`);
+		}
+		proxies.add(normaliseAddress(entry));
+	}
+	return proxies;
+});
+
 const admit = variable("ADMIT", (raw, fail) => {
 	const logins: string[] = [];
 	const organizations: string[] = [];
@@ -261,6 +282,8 @@ const envSchema = z.object({
 	GITHUB_CLIENT_ID: text("GITHUB_CLIENT_ID", 200),
 	GITHUB_CLIENT_SECRET: variable("GITHUB_CLIENT_SECRET", (raw) => new Secret(raw)),
 	ADMIT: admit,
+	TRUSTED_PROXY_HEADER: trustedProxyHeader,
+	TRUSTED_PROXIES: trustedProxies,
 	AGENT: flag("AGENT"),
 	HARNESS: oneOf("HARNESS", HARNESSES),
 	MODEL: text("MODEL", 200),
@@ -336,6 +359,14 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 			`AGENT_CONNECTION_MAX_SILENCE_MS must be at least AGENT_CONNECTION_TIMEOUT_MS (${maxSilence} < ${timeout}).`,
 		);
 	}
+	if ((env.TRUSTED_PROXY_HEADER === undefined) !== (env.TRUSTED_PROXIES === undefined)) {
+		const missing = env.TRUSTED_PROXY_HEADER === undefined ? "TRUSTED_PROXY_HEADER" : "TRUSTED_PROXIES";
+		throw new ConfigError(
+			missing,
+			`${missing} is required with ${missing === "TRUSTED_PROXIES" ? "TRUSTED_PROXY_HEADER" : "TRUSTED_PROXIES"}: the header is believed only from the proxies listed.`,
+			"Set both (e.g. TRUSTED_PROXY_HEADER=X-Forwarded-For and TRUSTED_PROXIES=10.0.0.2), or neither.",
+		);
+	}
 	const database = env.DATABASE_URL
 		? ({ kind: "postgres", url: env.DATABASE_URL } as const)
 		: ({ kind: "sqlite", path: join(dataDir, "chopin.db") } as const);
@@ -360,6 +391,11 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 		},
 		/** Lower-cased. Both lists empty: everyone is admitted. */
 		admit: env.ADMIT ?? { logins: [], organizations: [] },
+		/** Behind a reverse proxy: whose header names the client's address (per-address limits). */
+		proxyTrust:
+			env.TRUSTED_PROXY_HEADER && env.TRUSTED_PROXIES
+				? { header: env.TRUSTED_PROXY_HEADER, proxies: env.TRUSTED_PROXIES }
+				: undefined,
 		agent: env.AGENT ?? true,
 		harness: env.HARNESS ?? "remote",
 		model: env.MODEL,

@@ -1,5 +1,5 @@
-import { expect, test } from "bun:test";
-import { createRedactor, redactTokens } from "./redact";
+import { describe, expect, test } from "bun:test";
+import { createRedactor, REDACTED, redactTokens } from "./redact";
 
 const planner = `chopin_p_${"A".repeat(43)}`;
 const machine = `chopin_m_${"b".repeat(43)}`;
@@ -25,4 +25,55 @@ test("prose about bearer tokens is left alone; a bearer credential is not", () =
 		"Check the bearer token you gave; send a Bearer credential.",
 	);
 	expect(redactTokens("authorization: bearer tokenvalue123")).toBe("authorization: Bearer [redacted]");
+});
+
+describe("a secret in the forms a program prints it in", () => {
+	const secret = 'sek"rit/va lue+42&é';
+	const redact = createRedactor([secret]);
+	const masked = (line: string) => {
+		const out = redact(line);
+		expect(out).toContain(REDACTED);
+		return out;
+	};
+	const b64 = (text: string) => Buffer.from(text).toString("base64");
+
+	test("JSON-escaped, also with \\/ and \\u escapes (ensure_ascii)", () => {
+		expect(masked(`{"key":${JSON.stringify(secret)}}`)).toBe(`{"key":"${REDACTED}"}`);
+		const asciiJson = JSON.stringify(secret)
+			.slice(1, -1)
+			.replace(/\//g, "\\/")
+			.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+		expect(masked(`{"key":"${asciiJson}"}`)).toBe(`{"key":"${REDACTED}"}`);
+	});
+
+	test("URL-encoded (encodeURIComponent, and a form's + for space)", () => {
+		expect(masked(`GET /x?key=${encodeURIComponent(secret)}&y=1`)).toBe(`GET /x?key=${REDACTED}&y=1`);
+		const form = new URLSearchParams({ key: secret }).toString();
+		expect(masked(`body ${form}`)).toBe(`body key=${REDACTED}`);
+	});
+
+	test("base64 and base64url, whole or inside a longer encoding (Basic user:secret)", () => {
+		expect(masked(`value ${b64(secret)}`)).toBe(`value ${REDACTED}`);
+		expect(masked(`value ${Buffer.from(secret).toString("base64url")}`)).toBe(`value ${REDACTED}`);
+		for (const prefix of ["user:", "ab:", "a:"]) {
+			const basic = b64(`${prefix}${secret}`);
+			const out = masked(`Authorization: Basic ${basic}`);
+			// At most the characters that also carry the neighbours' bits are left.
+			expect(out.replace(REDACTED, "").length).toBeLessThan(`Authorization: Basic ${basic}`.length - 16);
+		}
+	});
+
+	test("an issued token, base64- or URL-encoded", () => {
+		const token = `chopin_p_${"Q".repeat(20)}${"z9-_".repeat(6)}`;
+		const withToken = createRedactor([token]);
+		expect(withToken(`t=${b64(token)}`)).toBe(`t=${REDACTED}`);
+		expect(withToken(`t=${encodeURIComponent(token)}`)).toBe(`t=${REDACTED}`);
+		expect(withToken(`t=${Buffer.from(token).toString("base64url")}`)).toBe(`t=${REDACTED}`);
+	});
+
+	test("ordinary text with short base64 runs is left alone", () => {
+		expect(redact("the build passed in 42 s; see /var/log/x and dXNlcg==")).toBe(
+			"the build passed in 42 s; see /var/log/x and dXNlcg==",
+		);
+	});
 });

@@ -26,16 +26,58 @@ export function redactTokens(text: string): string {
 	return out;
 }
 
+/** Secrets shorter than this are never masked (see createRedactor); `chopin connect` warns about them. */
+export const MIN_SECRET_LENGTH = 4;
+
 /**
- * A redactor that also masks the given secrets (a credential, --env values), longest first
- * so a secret that contains another is masked whole. Secrets shorter than 4 characters are
- * ignored: masking "1" everywhere would make output unreadable and protect nothing.
+ * A redactor that also masks the given secrets (a credential, --env values), in every form a program commonly
+ * prints them in (see secretForms), longest first so a secret that contains another is masked whole. Secrets
+ * shorter than 4 characters are ignored: masking "1" everywhere would make output unreadable and protect nothing.
  */
 export function createRedactor(secrets: Iterable<string> = []): (text: string) => string {
-	const list = [...new Set(secrets)].filter((s) => s.length >= 4).sort((a, b) => b.length - a.length);
+	const forms = new Set<string>();
+	for (const secret of secrets) {
+		if (secret.length < MIN_SECRET_LENGTH) continue;
+		for (const form of secretForms(secret)) forms.add(form);
+	}
+	const list = [...forms].sort((a, b) => b.length - a.length);
 	return (text) => {
 		let out = text;
-		for (const secret of list) out = out.split(secret).join(REDACTED);
+		for (const form of list) if (out.includes(form)) out = out.split(form).join(REDACTED);
 		return redactTokens(out);
 	};
+}
+
+/** Base64 runs shorter than this, cut out of a longer encoding, are too likely to occur by chance to mask. */
+const MIN_BASE64_RUN = 8;
+
+/**
+ * A secret as it is, JSON-escaped (also with `\/` and `\uXXXX` escapes, as some encoders write), URL-encoded
+ * (encodeURIComponent and a form's `+`), and in base64 and base64url: the whole value's encoding, and the runs of
+ * it that stay the same wherever the secret sits inside a longer encoding (`Basic base64(user:secret)`), for
+ * each of the three byte alignments. Only the one or two characters that also carry a neighbour's bits stay.
+ */
+export function secretForms(secret: string): string[] {
+	const json = JSON.stringify(secret).slice(1, -1);
+	const ascii = json.replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+	const forms = [
+		secret,
+		json,
+		json.replaceAll("/", "\\/"),
+		ascii,
+		ascii.replaceAll("/", "\\/"),
+		encodeURIComponent(secret),
+		new URLSearchParams({ s: secret }).toString().slice(2),
+	];
+	const bytes = Buffer.from(secret, "utf8");
+	const whole = bytes.toString("base64");
+	forms.push(whole, whole.replace(/=+$/, ""), bytes.toString("base64url"));
+	for (let skip = 0; skip < 3; skip++) {
+		const groups = Math.floor((bytes.length - skip) / 3);
+		if (groups <= 0) continue;
+		const run = bytes.subarray(skip, skip + groups * 3).toString("base64");
+		if (run.length < MIN_BASE64_RUN) continue;
+		forms.push(run, run.replaceAll("+", "-").replaceAll("/", "_"));
+	}
+	return [...new Set(forms)];
 }

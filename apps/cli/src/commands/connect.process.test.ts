@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { type GitHubEmulator, startGitHubEmulator } from "../../../server/src/testing/github-emulator";
@@ -191,6 +191,27 @@ describe("chopin connect: pairing end to end (local mode)", () => {
 		expect(machines.requests("/api/connector/pairings")).toHaveLength(1); // pairHome's, none by the CLI
 	}, 30_000);
 
+	test("--no-run while a daemon serves: it says the running daemon serves the checkout (or not yet), not `chopin run`", async () => {
+		const machines = await serve();
+		const h = await home();
+		await pairHome(machines, h);
+		const daemon = spawnCli(["run"], h.env);
+		await daemon.waitFor(/Connected to /);
+		const served = await runCliProcess(["connect", h.checkout, "--no-run"], h.env);
+		expect(served.code).toBe(0);
+		expect(served.stderr).toContain(
+			`The running chopin daemon (pid ${daemon.pid}) serves ${h.checkout} (octo/score).`,
+		);
+		expect(served.stderr).not.toContain("chopin run");
+		const other = await h.makeCheckout("other", "octo/other");
+		const notYet = await runCliProcess(["connect", other, "--no-run"], h.env);
+		expect(notYet.code).toBe(0);
+		expect(notYet.stderr).toContain(
+			`The running chopin daemon (pid ${daemon.pid}) does not serve ${other} yet: run \`chopin connect ${other}\` (without --no-run) to hand it over.`,
+		);
+		expect(notYet.stderr).not.toContain("Start serving with `chopin run`");
+	}, 60_000);
+
 	test("a revoked pairing is replaced by a new one", async () => {
 		const machines = await serve();
 		const h = await home();
@@ -255,3 +276,147 @@ describe("chopin connect: pairing in GitHub mode, through the emulator", () => {
 		}
 	}, 30_000);
 });
+
+describe("chopin connect: a pairing waits out 429s and 5xx, and nobody else's wrong guesses end it", () => {
+	test("another client on the same address sends wrong secrets while connect polls: connect still pairs", async () => {
+		const machines = await serve();
+		const h = await home();
+		const cli = spawnCli(["connect", h.checkout, "--server", machines.server.url, "--no-run"], h.env);
+		const [, , pairingId, code] = await cli.waitFor(PAIRING_LINE);
+		// Eleven wrong secrets from this address (loopback, as the CLI's): the last is refused 429.
+		const statuses: number[] = [];
+		for (let i = 0; i < 11; i++) {
+			const res = await fetch(`${machines.server.url}/api/connector/pairings/${pairingId}/claim`, {
+				method: "POST",
+				headers: { "content-type": "application/json" },
+				body: JSON.stringify({ secret: `wrong-${i}` }),
+			});
+			statuses.push(res.status);
+		}
+		expect(statuses.slice(0, 10).every((s) => s === 401)).toBe(true);
+		expect(statuses[10]).toBe(429);
+		// connect has polled on meanwhile (the server logs its claims), and none of its polls was refused.
+		const polls = () =>
+			machines.server.logs.filter(
+				(l) => l.msg === "request" && l.path === `/api/connector/pairings/${pairingId}/claim`,
+			);
+		const before = polls().length;
+		await eventually("connect's next poll", () => polls().length > before + 1 || undefined);
+		expect((await machines.confirm(pairingId!, code!)).status).toBe(200);
+		expect(await cli.exited).toBe(0);
+		expect(cli.stderr()).toContain("Paired:");
+		expect(existsSync(h.paths.credentialFile)).toBe(true);
+	}, 60_000);
+
+	test("429 with Retry-After and a 503 in front of the server: connect waits as told and pairs", async () => {
+		const machines = await serve();
+		const h = await home();
+		const refused: number[] = [];
+		// A small front that refuses the first claims (as a busy proxy or server would), then passes everything on.
+		const front = Bun.serve({
+			port: 0,
+			hostname: "127.0.0.1",
+			async fetch(req) {
+				const url = new URL(req.url);
+				if (url.pathname.endsWith("/claim") && refused.length < 4) {
+					const status = refused.length === 2 ? 503 : 429;
+					refused.push(status);
+					// The first asks for 3 s (more than the 2 s poll), the rest for 1 s (less).
+					const seconds = refused.length === 1 ? 3 : 1;
+					const body =
+						status === 429
+							? {
+									code: "rate-limited",
+									message: "Too many pairing attempts from here.",
+									hint: `Wait ${seconds} seconds and try again.`,
+									retryAfter: seconds,
+								}
+							: { code: "unavailable", message: "Busy." };
+					return Response.json(body, { status, headers: { "retry-after": String(seconds) } });
+				}
+				const target = new URL(url.pathname + url.search, machines.server.url);
+				return fetch(target, {
+					method: req.method,
+					headers: req.headers,
+					body: req.method === "GET" || req.method === "HEAD" ? undefined : await req.arrayBuffer(),
+				});
+			},
+		});
+		try {
+			const server = `http://127.0.0.1:${front.port}`;
+			const cli = spawnCli(["connect", h.checkout, "--server", server, "--no-run"], h.env);
+			const [, , pairingId, code] = await cli.waitFor(PAIRING_LINE);
+			await eventually("four refused polls", () => refused.length >= 4 || undefined);
+			expect(refused).toEqual([429, 429, 503, 429]);
+			expect((await machines.confirm(pairingId!, code!)).status).toBe(200);
+			expect(await cli.exited).toBe(0);
+			expect(cli.stderr()).toContain("The server asked to wait 3 s.");
+			const log = readLog(h.paths.logFile);
+			const waits = log.filter((l) => l.msg === "pairing poll failed; polling on").map((l) => l.waitMs);
+			// Retry-After wins when it is longer than the poll interval; the poll interval otherwise.
+			expect(waits).toEqual([3_000, 2_000, 2_000, 2_000]);
+		} finally {
+			await front.stop(true);
+		}
+	}, 60_000);
+});
+
+describe("chopin connect: secrets given to it never stay in the daemon's command line", () => {
+	test("the daemon connect becomes holds no --env value in /proc/<pid>/cmdline; --env-file values reach machine.json", async () => {
+		if (process.platform !== "linux") return;
+		const machines = await serve();
+		const h = await home();
+		await pairHome(machines, h);
+		const envFile = join(h.root, "planner.env");
+		writeFileSync(envFile, "# the backend's keys\nexport FROM_FILE='file-secret-value-77'\n\nOTHER=x\n", {
+			mode: 0o600,
+		});
+		const cli = spawnCli(
+			[
+				"connect",
+				h.checkout,
+				"--planner-command",
+				"my-planner --flag",
+				"--env",
+				"API_KEY=argv-secret-value-99",
+				"--env-file",
+				envFile,
+			],
+			h.env,
+		);
+		await cli.waitFor(/Connected to /);
+		const cmdline = readFileSync(`/proc/${cli.pid}/cmdline`, "utf8");
+		expect(cmdline).not.toContain("argv-secret-value-99");
+		expect(cmdline).not.toContain("API_KEY");
+		expect(cmdline.split("\0")).toContain("run");
+		const config = machineConfigSchema.parse(JSON.parse(readFileSync(h.paths.machineConfigFile, "utf8")));
+		expect(config.planner?.env).toEqual({
+			API_KEY: "argv-secret-value-99",
+			FROM_FILE: "file-secret-value-77",
+			OTHER: "x",
+		});
+		// The one-character value is said to be unmaskable, by name, never by value.
+		expect(cli.stderr()).toContain("warning: OTHER's value is shorter than 4 characters");
+		cli.kill("SIGINT");
+		expect(await cli.exited).toBe(0);
+		for (const text of [cli.stdout(), cli.stderr(), readFileSafe(h.paths.logFile)]) {
+			expect(text).not.toContain("argv-secret-value-99");
+			expect(text).not.toContain("file-secret-value-77");
+		}
+	}, 60_000);
+
+	test("an --env-file that cannot be read: env-file-unreadable, exit 2, nothing written", async () => {
+		const h = await home();
+		const result = await runCliProcess(
+			["connect", h.checkout, "--server", "http://127.0.0.1:9", "--env-file", join(h.root, "missing.env")],
+			h.env,
+		);
+		expect(result.code).toBe(2);
+		expect(result.stderr).toContain(`error: --env-file ${join(h.root, "missing.env")} cannot be read`);
+		expect(existsSync(h.paths.machineConfigFile)).toBe(false);
+	}, 30_000);
+});
+
+function readFileSafe(file: string): string {
+	return existsSync(file) ? readFileSync(file, "utf8") : "";
+}

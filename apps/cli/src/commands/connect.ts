@@ -2,14 +2,15 @@
 // checkout to the running daemon or become the daemon. Planner options are stored for the next task to act on.
 import { posix, win32 } from "node:path";
 import { z } from "zod";
+import type { DaemonStatus } from "../local/ipc";
 import { nextMachineConfig } from "../machine/connect-config";
 import {
 	type Checkout,
 	documentRefSchema,
-	envKeySchema,
 	loadMachineConfig,
 	saveMachineConfig,
 } from "../machine/machine-config";
+import { envEntrySchema, readEnvFile, warnUnmaskable } from "../machine/planner-env";
 import { plannerCommandFromEnv, splitCommandLine } from "../program/command-line";
 import { CommandWithTail } from "../program/command-tail";
 import type { CliContext } from "../program/context";
@@ -21,40 +22,6 @@ import { examples, type Run } from "./help";
 
 /** How long connect waits to learn whether a stored pairing still works before carrying on. */
 export const PAIRING_CHECK_TIMEOUT_MS = 5_000;
-
-const envEntrySchema = z.string().transform((entry, ctx): [string, string] => {
-	const eq = entry.indexOf("=");
-	const key = eq < 0 ? entry : entry.slice(0, eq);
-	if (eq <= 0) {
-		codedIssue(
-			ctx,
-			"env-invalid",
-			`--env ${JSON.stringify(entry)} is not KEY=VALUE.`,
-			"Write it as --env NAME=value.",
-		);
-		return z.NEVER;
-	}
-	if (key.toUpperCase().startsWith("CHOPIN_")) {
-		codedIssue(
-			ctx,
-			"env-reserved",
-			`--env ${key} is reserved: the connector sets CHOPIN_ variables itself.`,
-			"Use a name that does not start with CHOPIN_.",
-		);
-		return z.NEVER;
-	}
-	const checked = envKeySchema.safeParse(key);
-	if (!checked.success) {
-		codedIssue(
-			ctx,
-			"env-invalid",
-			`--env ${JSON.stringify(key)} is not a valid variable name.`,
-			"Use letters, digits and _, not starting with a digit.",
-		);
-		return z.NEVER;
-	}
-	return [key, entry.slice(eq + 1)];
-});
 
 /**
  * The ACP command: the words after `--`, run directly (never by a shell). One word with blanks in it (the command
@@ -105,6 +72,7 @@ const rawConnectSchema = z
 			.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, "must be a name such as copilot or claude")
 			.optional(),
 		env: z.array(envEntrySchema).default([]),
+		envFile: z.array(z.string().min(1)).default([]),
 		sandbox: z.boolean(),
 		sandboxWrite: z.array(z.string().min(1)).default([]),
 		run: z.boolean(),
@@ -159,8 +127,12 @@ export function parseConnectOptions(
 			documents: input.planner,
 			command,
 			agent: input.agent,
-			// Repeated keys: the last one wins, as with `docker run -e`.
-			env: Object.fromEntries(input.env),
+			// Repeated keys: the last one wins, as with `docker run -e`; --env over --env-file. The files are read
+			// here, in the parse half, so a bad one is a usage error (exit 2) before anything is paired or written.
+			env: Object.fromEntries([
+				...input.envFile.flatMap((file) => readEnvFile(path.resolve(ctx.cwd, file))),
+				...input.env,
+			]),
 			sandbox: { enabled: input.sandbox, write: input.sandboxWrite.map((p) => path.resolve(ctx.cwd, p)) },
 		},
 		acpCommand: input.acpCommand,
@@ -187,6 +159,11 @@ export function connectCommand(ctx: CliContext, run: Run<ConnectOptions> = runCo
 		)
 		.option("--agent <name>", "the agent the Planner backend uses (e.g. copilot)")
 		.option("--env <KEY=VALUE>", "an environment variable for Planner backends; repeatable", collect)
+		.option(
+			"--env-file <path>",
+			"KEY=VALUE lines for Planner backends (values stay out of argv); repeatable",
+			collect,
+		)
 		.option("--no-sandbox", "run Planner backends without the sandbox")
 		.option(
 			"--sandbox-write <path>",
@@ -209,7 +186,7 @@ export function connectCommand(ctx: CliContext, run: Run<ConnectOptions> = runCo
 					],
 					[
 						"Give the backend a variable and a writable cache",
-						"chopin connect --env API_KEY=... --sandbox-write ~/.cache/my-planner",
+						"chopin connect --env-file ~/.config/my-planner.env --sandbox-write ~/.cache/my-planner",
 					],
 				],
 				"Everything after -- is the ACP agent's command, passed on word for word.\nCHOPIN_PLANNER_COMMAND may hold the Planner command as a JSON array of words.",
@@ -286,11 +263,12 @@ export async function runConnect(options: ConnectOptions, ctx: CliContext): Prom
 	}
 	saveMachineConfig(ctx.paths, config);
 	ctx.log.info({ checkout: checkout.path, repository: checkout.repository }, "checkout configured");
+	warnUnmaskable(ctx, options.planner.env);
 	if (!options.run) {
-		ctx.stderr.write("Start serving with `chopin run` (or `chopin service install`).\n");
+		ctx.stderr.write(`${noRunNextStep(await runningDaemon(ctx), checkout)}\n`);
 		return;
 	}
-	const daemon = await runningDaemonPid(ctx);
+	const daemon = (await runningDaemon(ctx))?.pid;
 	if (daemon !== undefined) {
 		const { added } = await ipcRequest(
 			{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
@@ -308,6 +286,12 @@ export async function runConnect(options: ConnectOptions, ctx: CliContext): Prom
 			ctx.stderr.write(`The running chopin daemon (pid ${daemon}) now runs the Planner settings you gave.\n`);
 		}
 		return;
+	}
+	if (ctx.reexec) {
+		// The daemon runs for days and its command line is readable by every local user: it becomes `chopin run`
+		// (same pid, stdio and environment), which reads the --env values from machine.json (0600) instead.
+		ctx.log.info({ checkout: checkout.path }, "becoming the daemon as `chopin run`");
+		ctx.reexec([...ctx.selfCommand, "run"]);
 	}
 	await runDaemon(ctx);
 }
@@ -349,18 +333,31 @@ async function stillPaired(ctx: CliContext, api: ServerApi, token: string): Prom
 	}
 }
 
-async function runningDaemonPid(ctx: CliContext): Promise<number | undefined> {
+/** The running daemon's status (its pid and what it serves), or undefined when none runs. */
+async function runningDaemon(ctx: CliContext): Promise<DaemonStatus | undefined> {
 	const { ipcRequest } = await import("../local/ipc");
 	try {
 		const answer = await ipcRequest(
 			{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
 			{ type: "status" },
 		);
-		return answer.status.pid;
+		return answer.status;
 	} catch (error) {
 		if (error instanceof CliError && error.code === "daemon-not-running") return undefined;
 		throw error;
 	}
+}
+
+/** What --no-run says last: who serves the checkout now, or what would. */
+export function noRunNextStep(
+	daemon: Pick<DaemonStatus, "pid" | "checkouts"> | undefined,
+	checkout: Checkout,
+): string {
+	if (!daemon) return "Start serving with `chopin run` (or `chopin service install`).";
+	if (daemon.checkouts.some((c) => c.path === checkout.path)) {
+		return `The running chopin daemon (pid ${daemon.pid}) serves ${checkout.path} (${checkout.repository}).`;
+	}
+	return `The running chopin daemon (pid ${daemon.pid}) does not serve ${checkout.path} yet: run \`chopin connect ${checkout.path}\` (without --no-run) to hand it over.`;
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {

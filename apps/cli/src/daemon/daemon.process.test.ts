@@ -191,9 +191,37 @@ describe("one daemon, many checkouts", () => {
 		const status = (await ipcRequest(ipc, { type: "status" })).status;
 		expect(status.checkouts.map((c) => c.path)).toEqual([h.checkout]);
 		// The released checkout can be locked by someone else now.
-		const lock = await lockCheckout({ locksDir: h.paths.locksDir }, other);
+		const lock = await lockCheckout({ locksDir: h.paths.checkoutLocksDir }, other);
 		await lock.release();
 	}, 30_000);
+
+	test("one lock per checkout, whatever the state dir: a second daemon is refused checkout-locked; after kill -9 it serves", async () => {
+		const machines = await serve();
+		const h = await home();
+		await pairHome(machines, h);
+		// Another state and config dir for the same user (same HOME), configured with the same checkout.
+		const h2 = await home({ HOME: h.env.HOME! });
+		await pairHome(machines, h2, [{ path: h.checkout, repository: "octo/score" }]);
+		expect(h2.paths.stateDir).not.toBe(h.paths.stateDir);
+
+		const first = spawnCli(["run"], h.env);
+		await first.waitFor(CONNECTED);
+		const second = await runCliProcess(["run"], h2.env);
+		expect(second.code).toBe(14);
+		expect(second.stderr).toContain(
+			`error: The checkout ${h.checkout} is in use by another chopin process (pid ${first.pid}).`,
+		);
+
+		first.kill("SIGKILL");
+		await first.exited;
+		const next = spawnCli(["run"], h2.env);
+		await next.waitFor(CONNECTED);
+		const status = (await ipcRequest({ socket: h2.paths.socket, clock: systemClock() }, { type: "status" }))
+			.status;
+		expect(status.checkouts.map((c) => c.path)).toEqual([h.checkout]);
+		next.kill("SIGINT");
+		expect(await next.exited).toBe(0);
+	}, 60_000);
 
 	test("a SIGKILLed daemon leaves its locks and socket behind; the next daemon replaces them", async () => {
 		const machines = await serve();
@@ -204,8 +232,11 @@ describe("one daemon, many checkouts", () => {
 		first.kill("SIGKILL");
 		await first.exited;
 		expect(existsSync(h.paths.socket)).toBe(true);
-		const locks = readdirSync(h.paths.locksDir);
-		expect(locks.filter((name) => name.endsWith(".lock"))).toHaveLength(2); // the daemon's and the checkout's
+		const lockNames = () =>
+			[...readdirSync(h.paths.locksDir), ...readdirSync(h.paths.checkoutLocksDir)].filter((name) =>
+				name.endsWith(".lock"),
+			);
+		expect(lockNames()).toHaveLength(2); // the daemon's and the checkout's
 
 		const next = spawnCli(["run"], h.env);
 		await next.waitFor(CONNECTED);
@@ -216,6 +247,6 @@ describe("one daemon, many checkouts", () => {
 		expect(next.stderr()).not.toContain("error:");
 		next.kill("SIGINT");
 		expect(await next.exited).toBe(0);
-		expect(readdirSync(h.paths.locksDir).filter((name) => name.endsWith(".lock"))).toHaveLength(0);
+		expect(lockNames()).toHaveLength(0);
 	}, 30_000);
 });

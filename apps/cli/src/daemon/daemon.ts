@@ -84,7 +84,7 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		ctx.paths.stateDir,
 	);
 	const checkouts = new ServedCheckouts({
-		locksDir: ctx.paths.locksDir,
+		locksDir: ctx.paths.checkoutLocksDir,
 		log: ctx.log,
 		now: () => ctx.clock.now(),
 	});

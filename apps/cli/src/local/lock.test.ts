@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CliError } from "../program/errors";
 import { killFixtures, startFixture } from "../testing/child";
@@ -51,6 +51,16 @@ describe("checkout locks", () => {
 			`The checkout ${checkout} is in use by another chopin process (pid ${process.pid}).`,
 		);
 		expect(error.hint).toContain(`pid ${process.pid}`);
+	});
+
+	test("one checkout, one lock, however its path is spelled: through a symlink it is the same lock", async () => {
+		const { dir, locksDir, checkout } = setup();
+		await take(locksDir, checkout);
+		const link = join(dir, "link to score");
+		symlinkSync(checkout, link);
+		const error = await refusal(lockCheckout({ locksDir }, link));
+		expect(error.code).toBe("checkout-locked");
+		expect(checkoutLockHolder(locksDir, `${join(dir, "src")}/./my score`)?.pid).toBe(process.pid);
 	});
 
 	test("released, it can be taken again; releasing twice is harmless", async () => {

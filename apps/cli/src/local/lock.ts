@@ -1,6 +1,7 @@
-// One lock per checkout (and one for the daemon) in <state>/locks/, replaced when its recorded owner process is gone.
+// One lock per checkout (by its real path, in the per-user dir every state dir shares) and one per daemon (in
+// <state>/locks/), replaced when its recorded owner process is gone.
 import { createHash, randomBytes } from "node:crypto";
-import { rmSync } from "node:fs";
+import { realpathSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import lockfile from "proper-lockfile";
 import { z } from "zod";
@@ -43,9 +44,13 @@ export interface LockOptions {
 	now?: () => number;
 }
 
-/** Locks a checkout (by its absolute root path); a live holder is refused with checkout-locked naming its pid. */
+/**
+ * Locks a checkout by its root's real path, so a symlinked or differently spelled path is the same checkout;
+ * `locksDir` is CliPaths.checkoutLocksDir, shared by every state dir of the user. A live holder is refused with
+ * checkout-locked naming its pid.
+ */
 export function lockCheckout(options: LockOptions, checkoutRoot: string): Promise<HeldLock> {
-	return acquire(options, `checkout-${slug(checkoutRoot)}`, checkoutRoot, (owner) => {
+	return acquire(options, checkoutKey(checkoutRoot), checkoutRoot, (owner) => {
 		return new CliError(
 			"checkout-locked",
 			`The checkout ${checkoutRoot} is in use by another chopin process (pid ${owner.pid}).`,
@@ -67,7 +72,7 @@ export function lockDaemon(options: LockOptions, stateDir: string): Promise<Held
 
 /** Who holds a checkout's lock right now, if anyone alive does. */
 export function checkoutLockHolder(locksDir: string, checkoutRoot: string): LockOwner | undefined {
-	const owner = readOwner(join(locksDir, `checkout-${slug(checkoutRoot)}`));
+	const owner = readOwner(join(locksDir, checkoutKey(checkoutRoot)));
 	return owner && isAlive(owner) ? owner : undefined;
 }
 
@@ -167,11 +172,17 @@ function ownerFile(target: string): string {
 	return `${target}.owner.json`;
 }
 
-/** A readable, collision-free file name for a path: its last segment and a hash of the whole. */
-function slug(path: string): string {
-	const name = basename(path)
+/** `checkout-<name>-<sha256 of the real path>`: readable, and one name however the checkout's path is spelled. */
+function checkoutKey(checkoutRoot: string): string {
+	let real = checkoutRoot;
+	try {
+		real = realpathSync.native(checkoutRoot);
+	} catch {
+		// A checkout that is gone has no real path; its lock (only ever released) keeps the name it was given.
+	}
+	const name = basename(real)
 		.replace(/[^A-Za-z0-9_.-]+/g, "_")
 		.slice(0, 40);
-	const hash = createHash("sha256").update(path).digest("hex").slice(0, 16);
-	return `${name || "root"}-${hash}`;
+	const hash = createHash("sha256").update(real).digest("hex").slice(0, 32);
+	return `checkout-${name || "root"}-${hash}`;
 }

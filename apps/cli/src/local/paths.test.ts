@@ -4,7 +4,11 @@ import { join } from "node:path";
 import { makeTempDir } from "../testing/context";
 import { ensurePrivateDir, homeDir, platformDirs, resolvePaths, socketPath, toPlatform } from "./paths";
 
-const defaults = { data: "/home/me/.local/share/chopin", config: "/home/me/.config/chopin" };
+const defaults = {
+	data: "/home/me/.local/share/chopin",
+	config: "/home/me/.config/chopin",
+	cache: "/home/me/.cache/chopin",
+};
 const dirs: string[] = [];
 afterEach(() => {
 	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
@@ -19,6 +23,7 @@ describe("resolvePaths", () => {
 			logDir: "/home/me/.local/share/chopin/logs",
 			logFile: "/home/me/.local/share/chopin/logs/chopin.log",
 			locksDir: "/home/me/.local/share/chopin/locks",
+			checkoutLocksDir: "/home/me/.cache/chopin/locks",
 			credentialFile: "/home/me/.local/share/chopin/credential.json",
 			checkedFile: "/home/me/.local/share/chopin/checked.json",
 			daemonExitFile: "/home/me/.local/share/chopin/daemon-exit.json",
@@ -50,6 +55,7 @@ describe("resolvePaths", () => {
 		const windows = {
 			data: "C:\\Users\\me\\AppData\\Local\\chopin\\Data",
 			config: "C:\\Users\\me\\AppData\\Roaming\\chopin\\Config",
+			cache: "C:\\Users\\me\\AppData\\Local\\chopin\\Cache",
 		};
 		const paths = resolvePaths({ env: {}, platform: "win32", cwd: "C:\\work", defaults: windows });
 		expect(paths.credentialFile).toBe("C:\\Users\\me\\AppData\\Local\\chopin\\Data\\credential.json");
@@ -69,8 +75,8 @@ describe("resolvePaths", () => {
 
 describe("platformDirs", () => {
 	/** What env-paths itself answers on this host (Linux) for `env`, in a process of its own: it reads HOME once, as it loads. */
-	function envPathsAnswer(env: Record<string, string>): { data: string; config: string } {
-		const source = `import envPaths from "env-paths"; const d = envPaths("chopin", { suffix: "" }); console.log(JSON.stringify({ data: d.data, config: d.config }));`;
+	function envPathsAnswer(env: Record<string, string>): { data: string; config: string; cache: string } {
+		const source = `import envPaths from "env-paths"; const d = envPaths("chopin", { suffix: "" }); console.log(JSON.stringify({ data: d.data, config: d.config, cache: d.cache }));`;
 		const run = Bun.spawnSync([process.execPath, "-e", source], {
 			cwd: import.meta.dir,
 			env: { PATH: process.env.PATH ?? "", ...env },
@@ -83,7 +89,7 @@ describe("platformDirs", () => {
 		{ HOME: "/home/me" },
 		{ HOME: "/home/me/" },
 		{ HOME: "/home//me/./x/.." },
-		{ HOME: "/home/me", XDG_DATA_HOME: "/data", XDG_CONFIG_HOME: "/conf/" },
+		{ HOME: "/home/me", XDG_DATA_HOME: "/data", XDG_CONFIG_HOME: "/conf/", XDG_CACHE_HOME: "/cache" },
 		{ HOME: "/home/me", XDG_DATA_HOME: "", XDG_CONFIG_HOME: "" },
 		{ HOME: "/home/me", XDG_DATA_HOME: "relative/data", XDG_CONFIG_HOME: "../conf" },
 		{ HOME: "/" },
@@ -99,16 +105,22 @@ describe("platformDirs", () => {
 		expect(platformDirs("darwin", {}, "/Users/me")).toEqual({
 			data: "/Users/me/Library/Application Support/chopin",
 			config: "/Users/me/Library/Preferences/chopin",
+			cache: "/Users/me/Library/Caches/chopin",
 		});
 	});
 
 	test("Windows: %LOCALAPPDATA% and %APPDATA%, else under the profile", () => {
 		expect(
 			platformDirs("win32", { LOCALAPPDATA: "D:\\Local", APPDATA: "D:\\Roaming\\" }, "C:\\Users\\me"),
-		).toEqual({ data: "D:\\Local\\chopin\\Data", config: "D:\\Roaming\\chopin\\Config" });
+		).toEqual({
+			data: "D:\\Local\\chopin\\Data",
+			config: "D:\\Roaming\\chopin\\Config",
+			cache: "D:\\Local\\chopin\\Cache",
+		});
 		expect(platformDirs("win32", {}, "C:\\Users\\me")).toEqual({
 			data: "C:\\Users\\me\\AppData\\Local\\chopin\\Data",
 			config: "C:\\Users\\me\\AppData\\Roaming\\chopin\\Config",
+			cache: "C:\\Users\\me\\AppData\\Local\\chopin\\Cache",
 		});
 	});
 

@@ -10,7 +10,13 @@ export interface CliPaths {
 	readonly configDir: string;
 	readonly logDir: string;
 	readonly logFile: string;
+	/** The daemon's lock (one daemon per state dir). */
 	readonly locksDir: string;
+	/**
+	 * Checkout locks: per user, shared by every state dir (the platform's cache dir, never the checkout's .git), so
+	 * two daemons with different state dirs can never serve one checkout.
+	 */
+	readonly checkoutLocksDir: string;
 	readonly credentialFile: string;
 	readonly machineConfigFile: string;
 	/** Digests of the files a full check accepted (checked-files.ts). */
@@ -26,14 +32,16 @@ export interface CliPaths {
 export interface PlatformDirs {
 	readonly data: string;
 	readonly config: string;
+	readonly cache: string;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
 
 /**
- * env-paths' data and config directories for `chopin` (no `-nodejs` suffix), by its own rules: XDG_DATA_HOME and
- * XDG_CONFIG_HOME (else ~/.local/share, ~/.config) on Linux, ~/Library/Application Support and ~/Library/Preferences
- * on macOS, %LOCALAPPDATA%\chopin\Data and %APPDATA%\chopin\Config on Windows. Written out rather than imported:
+ * env-paths' data, config and cache directories for `chopin` (no `-nodejs` suffix), by its own rules: XDG_DATA_HOME,
+ * XDG_CONFIG_HOME and XDG_CACHE_HOME (else ~/.local/share, ~/.config, ~/.cache) on Linux, ~/Library/Application
+ * Support, ~/Library/Preferences and ~/Library/Caches on macOS, %LOCALAPPDATA%\chopin\Data, %APPDATA%\chopin\Config
+ * and %LOCALAPPDATA%\chopin\Cache on Windows. Written out rather than imported:
  * env-paths loads node:os, node:path and node:process, 1.5 ms of every start (docs/install.md § Start-up time), and
  * answers only for the host. paths.test.ts checks these against env-paths on this host.
  */
@@ -43,17 +51,20 @@ export function platformDirs(platform: Platform, env: Env, home: string): Platfo
 		return {
 			data: join(home, "Library", "Application Support", "chopin"),
 			config: join(home, "Library", "Preferences", "chopin"),
+			cache: join(home, "Library", "Caches", "chopin"),
 		};
 	}
 	if (platform === "win32") {
 		return {
 			data: join(env.LOCALAPPDATA || join(home, "AppData", "Local"), "chopin", "Data"),
 			config: join(env.APPDATA || join(home, "AppData", "Roaming"), "chopin", "Config"),
+			cache: join(env.LOCALAPPDATA || join(home, "AppData", "Local"), "chopin", "Cache"),
 		};
 	}
 	return {
 		data: join(env.XDG_DATA_HOME || join(home, ".local", "share"), "chopin"),
 		config: join(env.XDG_CONFIG_HOME || join(home, ".config"), "chopin"),
+		cache: join(env.XDG_CACHE_HOME || join(home, ".cache"), "chopin"),
 	};
 }
 
@@ -94,6 +105,7 @@ export function resolvePaths(options: {
 		logDir,
 		logFile: join(logDir, "chopin.log"),
 		locksDir: join(stateDir, "locks"),
+		checkoutLocksDir: joinPath(platform, options.defaults.cache, "locks"),
 		credentialFile: join(stateDir, "credential.json"),
 		machineConfigFile: join(configDir, "machine.json"),
 		checkedFile: join(stateDir, "checked.json"),

@@ -3,8 +3,8 @@ import { createRedactor, redactTokens } from "@chopin/agent-link/redact";
 
 /**
  * The secrets this process knows (the machine credential, issued tokens, --env values), added
- * as they are learnt. Token shapes are always masked; these are masked as well, both as they
- * are and as JSON escapes them, since log lines are JSON.
+ * as they are learnt. Token shapes are always masked; these are masked as well, as they are and
+ * in their JSON-escaped, URL-encoded and base64 forms (createRedactor), since log lines are JSON.
  */
 export class Secrets {
 	readonly #values = new Set<string>();
@@ -18,9 +18,7 @@ export class Secrets {
 	}
 
 	redact(text: string): string {
-		this.#redact ??= createRedactor(
-			[...this.#values].flatMap((value) => [value, JSON.stringify(value).slice(1, -1)]),
-		);
+		this.#redact ??= createRedactor(this.#values);
 		return this.#redact(text);
 	}
 }

@@ -216,6 +216,43 @@ describe("Planner backends run by the daemon", () => {
 	);
 
 	test(
+		"a backend printing its secrets JSON-escaped, URL-encoded or in base64 is logged masked",
+		async () => {
+			const secret = 'sek"rit/va lue+42&x';
+			const { h, tokenFile } = await setup({
+				command: [STAND_IN],
+				env: { BACKEND_SECRET: secret, BACKEND_ENCODED: "1" },
+			});
+			const daemon = spawnCli(["run"], h.env);
+			await daemon.waitFor(/Connected to/);
+			await eventually("the token file", () => existsSync(tokenFile));
+			const token = readFileSafe(tokenFile);
+			const line = await eventually("the encoded line", () =>
+				backendLines(h).find((l) => l.startsWith("encoded:")),
+			);
+			const b64 = (x: string) => Buffer.from(x).toString("base64");
+			const forms = [
+				JSON.stringify(secret).slice(1, -1),
+				encodeURIComponent(secret),
+				b64(secret),
+				b64(token),
+				Buffer.from(token).toString("base64url"),
+				token,
+			];
+			for (const form of forms) expect(line).not.toContain(form);
+			// Inside Basic user:secret, at most the characters that also carry "user:"'s bits are left.
+			const basic = b64(`user:${secret}`);
+			expect(line).not.toContain(basic.slice(8, -4));
+			expect(line.match(/\[redacted\]/g)?.length).toBeGreaterThanOrEqual(7);
+			const log = logText(h);
+			for (const form of forms) expect(log).not.toContain(form);
+			daemon.kill("SIGINT");
+			expect(await daemon.exited).toBe(0);
+		},
+		SLOW,
+	);
+
+	test(
 		"revoking the machine stops the backend and deletes its token files; its output never shows a secret",
 		async () => {
 			const { machines, h, tokenFile, machineId } = await setup({

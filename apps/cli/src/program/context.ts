@@ -55,6 +55,11 @@ export interface CliContext {
 	readonly execPath: string;
 	/** The argv that starts this CLI again: [binary] when compiled, [bun, main.ts] from source. */
 	readonly selfCommand: readonly string[];
+	/**
+	 * Replaces this process with argv (execve: same pid, stdio and environment), so what was in this one's command
+	 * line is gone; undefined where that is not possible (Windows, and in-process tests), and the caller carries on.
+	 */
+	readonly reexec?: (argv: readonly string[]) => never;
 	readonly installMethod: InstallMethod;
 	readonly log: Logger;
 	/** Secrets learnt at run time (credential, issued tokens, --env values): masked in every log line. */

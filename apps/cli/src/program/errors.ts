@@ -92,10 +92,17 @@ export const CLI_ERRORS = {
 		exit: EXIT.usage,
 		when: "`chopin bridge` was started without CHOPIN_URL and CHOPIN_RUN_TOKEN (a run's agent starts it with both).",
 	},
-	"env-invalid": { exit: EXIT.usage, when: "An --env value is not KEY=VALUE with a valid variable name." },
+	"env-invalid": {
+		exit: EXIT.usage,
+		when: "An --env value (or an --env-file line) is not KEY=VALUE with a valid variable name.",
+	},
 	"env-reserved": {
 		exit: EXIT.usage,
-		when: "An --env key starts with CHOPIN_, which the connector sets itself.",
+		when: "An --env (or --env-file) key starts with CHOPIN_, which the connector sets itself.",
+	},
+	"env-file-unreadable": {
+		exit: EXIT.usage,
+		when: "An --env-file cannot be read (missing, a directory, or no permission).",
 	},
 	"sandbox-options-conflict": {
 		exit: EXIT.usage,
@@ -238,6 +245,8 @@ export class CliError extends Error {
 	/** The server's own code and HTTP status, when this is a server's refusal (a caller may tell them apart). */
 	serverCode: string | undefined;
 	status: number | undefined;
+	/** How long the server asked us to wait before trying again (its Retry-After), when it said. */
+	retryAfterMs: number | undefined;
 
 	constructor(code: CliErrorCode, message: string, hint?: string, options?: { cause?: unknown }) {
 		super(message, options);

@@ -62,7 +62,17 @@ export function statusProcessContext(signal: AbortSignal): ProcessStatusContext 
 }
 
 export function processContext(signal: AbortSignal): CliContext & { closeLog(): void } {
+	const base = statusProcessContext(signal);
 	const more: Omit<CliContext, keyof ProcessStatusContext> = {
+		// Node's and Bun's process.execve; Windows has no exec that keeps the process.
+		...(process.platform !== "win32" &&
+			process.execve && {
+				reexec: (argv: readonly string[]): never => {
+					base.closeLog();
+					process.execve?.(argv[0]!, [...argv], process.env as Record<string, string>);
+					throw new Error("execve returned");
+				},
+			}),
 		// Getters: process.stdin is a Node stream that costs ~5 ms to build, and few commands read it.
 		stdin: {
 			get stream() {
@@ -98,10 +108,7 @@ export function processContext(signal: AbortSignal): CliContext & { closeLog(): 
 		},
 	};
 	// Property by property, so that the getters stay getters.
-	return Object.defineProperties(
-		statusProcessContext(signal),
-		Object.getOwnPropertyDescriptors(more),
-	) as CliContext & {
+	return Object.defineProperties(base, Object.getOwnPropertyDescriptors(more)) as CliContext & {
 		closeLog(): void;
 	};
 }

@@ -40,16 +40,23 @@ export async function pairMachine(
 	const pollMs = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, started.pollMs));
 	const giveUpAt = ctx.clock.now() + PAIRING_GIVE_UP_MS;
 	try {
+		let wait = pollMs;
 		for (;;) {
-			await sleep(ctx, pollMs);
+			await sleep(ctx, Math.min(wait, Math.max(0, giveUpAt - ctx.clock.now())));
+			wait = pollMs;
 			let answer: Awaited<ReturnType<ServerApi["claim"]>>;
 			try {
 				answer = await api.claim(started.id, started.secret);
 			} catch (error) {
-				if (!(error instanceof CliError) || error.code !== "server-unreachable") throw error;
+				if (!isPassing(error)) throw error;
 				if (ctx.clock.now() >= giveUpAt) throw expired();
-				ctx.log.warn({ pairing: started.id, reason: error.message }, "pairing poll failed; polling on");
-				ui.waiting(`The server did not answer (${error.message.replace(/\.$/, "")}).`);
+				// A 429 or 5xx is "wait and retry", never the end: the server's Retry-After says how long.
+				wait = Math.max(pollMs, error.retryAfterMs ?? 0);
+				ctx.log.warn(
+					{ pairing: started.id, reason: error.message, status: error.status, waitMs: wait },
+					"pairing poll failed; polling on",
+				);
+				ui.waiting(passingProblem(error));
 				continue;
 			}
 			if (answer.status === "claimed") {
@@ -68,6 +75,20 @@ export async function pairMachine(
 		}
 		throw error;
 	}
+}
+
+/** A refusal the poll waits out: no answer, a 5xx, or a 429 (rate-limited, or a proxy's), with or without Retry-After. */
+function isPassing(error: unknown): error is CliError {
+	if (!(error instanceof CliError)) return false;
+	return error.code === "server-unreachable" || error.status === 429;
+}
+
+function passingProblem(error: CliError): string {
+	if (error.status === 429) {
+		const seconds = Math.ceil((error.retryAfterMs ?? 0) / 1000);
+		return seconds > 0 ? `The server asked to wait ${seconds} s.` : "The server asked to wait.";
+	}
+	return `The server did not answer (${error.message.replace(/\.$/, "")}).`;
 }
 
 async function sleep(ctx: Pick<CliContext, "clock" | "signal">, ms: number): Promise<void> {

@@ -18,7 +18,7 @@ import type { z } from "zod";
 import type { CliContext } from "../program/context";
 import { CliError } from "../program/errors";
 import { clientHeader, clientInfo } from "./client-info";
-import { readErrorBody, refusalError, unreachable } from "./server-errors";
+import { readErrorBody, refusalError, retryAfterMs, unreachable } from "./server-errors";
 
 /** Long enough for a slow server, short enough that a person is not left staring at nothing. */
 export const REQUEST_TIMEOUT_MS = 15_000;
@@ -141,6 +141,8 @@ export class ServerApi {
 			const error = refusalError(res.status, body, this.#errorContext());
 			error.serverCode = body?.code;
 			error.status = res.status;
+			// An HTTP-date Retry-After is the server's wall clock, so it is read against ours, not the injected one.
+			error.retryAfterMs = retryAfterMs(res.headers.get("retry-after"), body, Date.now());
 			throw error;
 		}
 		if (!schema || res.status === 204) return undefined as z.infer<T>;

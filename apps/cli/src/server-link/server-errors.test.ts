@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { upgradeCommand as serverUpgradeCommand } from "@chopin/agent-link/machine";
-import { refusalError, versionRefused } from "./server-errors";
+import { refusalError, retryAfterMs, versionRefused } from "./server-errors";
 
 const upgrade = {
 	installMethod: "binary" as const,
@@ -72,12 +72,27 @@ describe("refusals as CliErrors", () => {
 		);
 		const limited = refusalError(
 			429,
-			{ code: "rate-limited", message: "Too many.", hint: "Wait.", retryAfter: 6 },
+			{ code: "rate-limited", message: "Too many.", hint: "Wait 6 seconds and try again.", retryAfter: 6 },
 			context,
 		);
-		expect(limited).toMatchObject({ code: "server-refused", hint: "Wait. Try again in 6 s." });
+		// The server's hint names the wait already: said once, not twice.
+		expect(limited).toMatchObject({ code: "server-refused", hint: "Wait 6 seconds and try again." });
+		expect(
+			refusalError(429, { code: "rate-limited", message: "Too many.", retryAfter: 6 }, context).hint,
+		).toBe("Try again in 6 s.");
 		expect(limited.message).toBe("https://chopin.example refused the request (rate-limited): Too many.");
 		expect(refusalError(503, undefined, context)).toMatchObject({ code: "server-unreachable" });
 		expect(refusalError(502, undefined, context).message).toContain("it answered HTTP 502");
+	});
+});
+
+describe("Retry-After", () => {
+	test("seconds, an HTTP date, or the body's retryAfter; nothing when none says; capped at an hour", () => {
+		const now = Date.parse("2026-01-01T00:00:00Z");
+		expect(retryAfterMs("5", undefined, now)).toBe(5_000);
+		expect(retryAfterMs("Thu, 01 Jan 2026 00:00:30 GMT", undefined, now)).toBe(30_000);
+		expect(retryAfterMs(null, { code: "rate-limited", message: "x", retryAfter: 6 }, now)).toBe(6_000);
+		expect(retryAfterMs(null, undefined, now)).toBeUndefined();
+		expect(retryAfterMs("999999", undefined, now)).toBe(3_600_000);
 	});
 });

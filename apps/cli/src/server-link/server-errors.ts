@@ -100,11 +100,13 @@ export function refusalError(
 				"Nothing was stored. Run `chopin connect` again.",
 			);
 	}
-	const retry = body?.retryAfter === undefined ? "" : ` Try again in ${body.retryAfter} s.`;
+	// The server's hint already names the wait when it has one ("Wait 5 seconds and try again."): said once.
+	const hint =
+		body?.hint?.trim() || (body?.retryAfter === undefined ? undefined : `Try again in ${body.retryAfter} s.`);
 	return new CliError(
 		"server-refused",
 		`${context.server} refused the request (${code ?? `HTTP ${status}`}): ${body?.message || "no reason given."}`,
-		(body?.hint ?? "").concat(retry).trim() || undefined,
+		hint,
 	);
 }
 
@@ -119,4 +121,21 @@ export function unreachable(server: string, why: string): CliError {
 function withServer(server: string, message: string): string {
 	const text = message.trim() || "no reason given.";
 	return `${server}: ${text}`;
+}
+
+/**
+ * Retry-After (seconds, or an HTTP date) as milliseconds from now, else the body's `retryAfter` seconds; undefined
+ * when neither says. Capped at an hour, so a wild value cannot park a caller for good.
+ */
+export function retryAfterMs(
+	header: string | null,
+	body: ErrorBody | undefined,
+	now: number,
+): number | undefined {
+	const value = header?.trim();
+	let ms: number | undefined;
+	if (value && /^\d+$/.test(value)) ms = Number(value) * 1000;
+	else if (value && !Number.isNaN(Date.parse(value))) ms = Math.max(0, Date.parse(value) - now);
+	else if (body?.retryAfter !== undefined) ms = body.retryAfter * 1000;
+	return ms === undefined ? undefined : Math.min(ms, 3_600_000);
 }

@@ -65,7 +65,11 @@ export function createTestContext(
 		env,
 		platform,
 		cwd,
-		defaults: { data: join(root, "default-data"), config: join(root, "default-config") },
+		defaults: {
+			data: join(root, "default-data"),
+			config: join(root, "default-config"),
+			cache: join(root, "default-cache"),
+		},
 	});
 	const clock = new ManualClock();
 	const secrets = new Secrets();

@@ -6,7 +6,7 @@ import type { Clock } from "@chopin/agent-link/clock";
 import { LOCAL_ENV, pageRequest, pairLocally, type Target } from "../../../server/src/testing/machines";
 import { startTestServer, type TestServer } from "../../../server/src/testing/server";
 import { type CookieJar, signInLocally } from "../../../server/src/testing/sign-in";
-import { type CliPaths, resolvePaths } from "../local/paths";
+import { type CliPaths, platformDirs, resolvePaths } from "../local/paths";
 import { Secrets } from "../local/secrets";
 import { saveCredential } from "../machine/credential";
 import { saveMachineConfig } from "../machine/machine-config";
@@ -78,7 +78,13 @@ export async function makeCliHome(extraEnv: Record<string, string> = {}): Promis
 		...extraEnv,
 	};
 	mkdirSync(env.HOME!, { recursive: true });
-	const paths = resolvePaths({ env, platform: "linux", cwd: root, defaults: { data: "/x", config: "/y" } });
+	// The cache dir (checkout locks) as the CLI finds it from this HOME; state and config are always overridden.
+	const paths = resolvePaths({
+		env,
+		platform: "linux",
+		cwd: root,
+		defaults: { data: "/x", config: "/y", cache: platformDirs("linux", env, env.HOME!).cache },
+	});
 	const makeCheckout = (name: string, repository: string) =>
 		makeRepo(join(root, name), { origin: `git@github.com:${repository}.git` });
 	const checkout = await makeCheckout("score", "octo/score");

@@ -1,6 +1,7 @@
 // Local sign-in (AUTH_MODE=local): POST /auth/local/sign-in with a login and, when the account has one, its password.
 import { z } from "zod";
 import type { AppContext } from "../context";
+import { clientAddress } from "../http/client-address";
 import { serializeCookie } from "../http/cookies";
 import { HttpError } from "../http/errors";
 import { RateLimiter } from "../http/rate-limit";
@@ -24,7 +25,7 @@ export function registerLocalAuthRoutes(router: Router, ctx: AppContext, identit
 
 	router.post("/auth/local/sign-in", async (c) => {
 		// Every attempt counts, before anything is checked, so guessing costs the same either way.
-		const address = c.server?.requestIP(c.req)?.address ?? "unknown";
+		const address = clientAddress(c.req.headers, c.server?.requestIP(c.req)?.address, ctx.config.proxyTrust);
 		limiter.consume(address, "sign-in");
 		const body = await c.json(signInSchema);
 		let signedIn: Awaited<ReturnType<LocalIdentity["signIn"]>>;

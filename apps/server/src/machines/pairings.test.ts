@@ -53,6 +53,18 @@ const confirm = (
 const claim = (target: Target, id: string, secret: string) =>
 	cliRequest(target, "POST", `/api/connector/pairings/${id}/claim`, { body: { secret } });
 
+/** A target over real HTTP (so the server sees the peer's address), with extra headers on every request. */
+function viaHttp(publicUrl: string, headers: Record<string, string> = {}): Target {
+	return {
+		publicUrl,
+		fetch: (req) => {
+			const sent = new Request(req);
+			for (const [name, value] of Object.entries(headers)) sent.headers.set(name, value);
+			return fetch(sent);
+		},
+	};
+}
+
 async function refusal(res: Response, status: number, code: string) {
 	const body = (await res.json()) as { code: string; message: string };
 	expect({ status: res.status, code: body.code }).toEqual({ status, code });
@@ -198,10 +210,59 @@ describeStores("pairing a machine", (t) => {
 		for (let i = CODE_GUESS_LIMIT.capacity; i < GUESS_LIMIT.capacity; i++) {
 			await refusal(await claim(server, b.id, "wrong"), 401, "pairing-secret-wrong");
 		}
-		await refusal(await claim(server, b.id, b.secret), 429, "rate-limited");
-		// Polling with the right secret never counted: after a wait, it works again.
-		await clock.advance(GUESS_LIMIT.refillMs);
+		await refusal(await claim(server, b.id, "wrong"), 429, "rate-limited");
+		// The right secret is never refused by the address's wrong guesses (nor counted).
 		expect((await claim(server, b.id, b.secret)).status).toBe(200);
+		// Nor is the right code of another pairing: the per-address limit charges and refuses failures only.
+		const c = await start(server);
+		expect((await confirm(server, jar, c.id, c.code)).status).toBe(200);
+		await refusal(await confirm(server, jar, b.id, "AAAA-AAAA"), 429, "rate-limited");
+		await clock.advance(GUESS_LIMIT.refillMs);
+		await refusal(await claim(server, b.id, "wrong"), 401, "pairing-secret-wrong");
+	});
+
+	test("another client's wrong guesses from the same address never refuse a pairing's right-secret poll", async () => {
+		const server = await serve(t);
+		const mine = await start(server);
+		const theirs = await start(server);
+		// Ten wrong secrets (another pairing's, or guesses at mine) use up the address's guesses.
+		for (let i = 0; i < GUESS_LIMIT.capacity; i++) {
+			await refusal(await claim(server, i % 2 ? theirs.id : mine.id, "wrong"), 401, "pairing-secret-wrong");
+		}
+		await refusal(await claim(server, mine.id, "wrong"), 429, "rate-limited");
+		await refusal(await claim(server, "prg_aaaaaaaaaaaaaaaa", "wrong"), 429, "rate-limited");
+		for (let i = 0; i < 3; i++) {
+			expect(await (await claim(server, mine.id, mine.secret)).json()).toEqual({
+				status: "pending",
+				expiresAt: mine.expiresAt,
+			});
+		}
+		const { jar } = await signInLocally(server, "ana");
+		expect((await confirm(server, jar, mine.id, mine.code)).status).toBe(200);
+		const claimed = pairingClaimedSchema.parse(await (await claim(server, mine.id, mine.secret)).json());
+		expect(claimed.status).toBe("claimed");
+	});
+
+	test("behind a trusted proxy, its header names the address the limit is kept for; from anyone else it is ignored", async () => {
+		const trusting = await serve(t, {
+			TRUSTED_PROXY_HEADER: "X-Forwarded-For",
+			TRUSTED_PROXIES: "127.0.0.1",
+		});
+		const plain = await serve(t);
+		for (const server of [trusting, plain]) {
+			const target = viaHttp(server.publicUrl);
+			const { id } = await start(target);
+			const from = (client: string) =>
+				viaHttp(server.publicUrl, { "x-forwarded-for": `10.9.9.9, ${client}` });
+			for (let i = 0; i < GUESS_LIMIT.capacity; i++) {
+				await refusal(await claim(from("10.0.0.1"), id, "wrong"), 401, "pairing-secret-wrong");
+			}
+			await refusal(await claim(from("10.0.0.1"), id, "wrong"), 429, "rate-limited");
+			// Another client behind the proxy has its own guesses; without the trust, everyone shares the peer's.
+			const other = await claim(from("10.0.0.2"), id, "wrong");
+			if (server === trusting) await refusal(other, 401, "pairing-secret-wrong");
+			else await refusal(other, 429, "rate-limited");
+		}
 	});
 
 	test("pending pairings are bounded per address", async () => {

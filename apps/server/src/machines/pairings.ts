@@ -191,15 +191,13 @@ export class Pairings {
 		who: Confirmer,
 		address: string,
 	): Promise<PairingConfirmed> {
-		this.#checkGuesses(address, id);
+		// The pairing's own limit comes first: its code is short, so a right guess must not get past it.
+		this.#checkCodeGuesses(id);
 		const row = await this.#row(this.#deps.store, id);
-		if (!row) throw pairingNotFound();
+		if (!row) throw this.#failed(address, pairingNotFound());
 		if (row.claimed_at !== null || row.machine_id !== null) throw pairingConfirmed();
 		if (row.expires_at <= this.#deps.clock.now()) throw pairingExpired();
-		if (!sameCode(input.code, row.code)) {
-			this.#guessed(address, id);
-			throw pairingCodeWrong();
-		}
+		if (!sameCode(input.code, row.code)) throw this.#failed(address, pairingCodeWrong(), id);
 		if (row.confirmed_by !== null && !sameLogin(row.confirmed_by, who.login)) throw pairingConfirmed();
 		await this.#requirePush(who.authorization, who.login, row);
 		if (this.#deps.identity.mode === "local") {
@@ -244,14 +242,12 @@ export class Pairings {
 			const refusal = versionRefusal(client, this.#deps.versionPolicy());
 			if (refusal) throw refusalError(refusal);
 		}
-		this.#checkGuesses(address);
 		const { store, clock } = this.#deps;
 		const row = await this.#row(store, id);
-		if (!row) throw pairingNotFound();
-		if (!sameDigest(sha256Hex(secret), row.secret_digest)) {
-			this.#guessed(address);
-			throw pairingSecretWrong();
-		}
+		// The secret is checked first (in constant time); only a failure meets the address's limit, so
+		// another client's wrong guesses from the same address never refuse the right secret.
+		if (!row) throw this.#failed(address, pairingNotFound());
+		if (!sameDigest(sha256Hex(secret), row.secret_digest)) throw this.#failed(address, pairingSecretWrong());
 		if (row.claimed_at !== null) throw pairingClaimed();
 		const now = clock.now();
 		if (row.expires_at <= now) throw pairingExpired();
@@ -357,17 +353,21 @@ export class Pairings {
 		return { id, label: row.label, owner, autoRun };
 	}
 
-	#checkGuesses(address: string, pairing?: string): void {
-		const wait = Math.max(
-			this.#guesses.blocked(address) ?? 0,
-			pairing === undefined ? 0 : (this.#codeGuesses.blocked(pairing) ?? 0),
-		);
-		if (wait > 0) throw rateLimited(wait, "pairing");
+	/** Wrong codes for one pairing, from anywhere: refused before the code is compared. */
+	#checkCodeGuesses(pairing: string): void {
+		const wait = this.#codeGuesses.blocked(pairing);
+		if (wait !== undefined) throw rateLimited(wait, "pairing");
 	}
 
-	#guessed(address: string, pairing?: string): void {
+	/**
+	 * A wrong guess (secret, code, or a pairing that is not there): 429 when the address has none left,
+	 * else the refusal; either way it is charged, to the address and to the pairing whose code it was.
+	 */
+	#failed(address: string, refusal: Error, pairing?: string): Error {
+		const wait = this.#guesses.blocked(address);
 		this.#guesses.take(address);
 		if (pairing !== undefined) this.#codeGuesses.take(pairing);
+		return wait === undefined ? refusal : rateLimited(wait, "pairing");
 	}
 
 	#row(db: Db, id: string): Promise<PairingRow | undefined> {

@@ -13,6 +13,7 @@ import {
 import { z } from "zod";
 import { requirePermission, requireUser } from "../auth/guards";
 import type { AppContext } from "../context";
+import { clientAddress } from "../http/client-address";
 import { HttpError, notFound } from "../http/errors";
 import { jsonResponse } from "../http/responses";
 import type { RouteContext, Router } from "../http/router";
@@ -42,14 +43,14 @@ export function registerMachineRoutes(router: Router, ctx: AppContext): void {
 
 	router.post("/api/connector/pairings", async (c) => {
 		const body = await c.json(pairingStartSchema);
-		const started = await machines.pairings.start(body, address(c));
+		const started = await machines.pairings.start(body, address(c, ctx));
 		return jsonResponse(started, { status: 201 });
 	});
 
 	router.post("/api/connector/pairings/:id/claim", async (c) => {
 		const { secret } = await c.json(pairingClaimSchema);
 		const client = parseClientHeader(c.req.headers.get(CLIENT_HEADER));
-		return jsonResponse(await machines.pairings.claim(c.params.id!, secret, address(c), client));
+		return jsonResponse(await machines.pairings.claim(c.params.id!, secret, address(c, ctx), client));
 	});
 
 	router.get("/api/connector/pairings/:id", async (c) => {
@@ -60,7 +61,7 @@ export function registerMachineRoutes(router: Router, ctx: AppContext): void {
 	router.post("/api/connector/pairings/:id/confirm", async (c) => {
 		const user = await requireUser(ctx, c.req);
 		const body = await c.json(pairingConfirmSchema);
-		return jsonResponse(await machines.pairings.confirm(c.params.id!, body, user, address(c)));
+		return jsonResponse(await machines.pairings.confirm(c.params.id!, body, user, address(c, ctx)));
 	});
 
 	// --- the machine's own API (Authorization: Bearer chopin_m_…) --------------------------------
@@ -181,7 +182,7 @@ async function readableDocument(ctx: AppContext, id: string, user: Awaited<Retur
 	return document;
 }
 
-/** The connecting address, for per-address limits (every client behind one proxy shares the proxy's). */
-function address(c: RouteContext): string {
-	return c.server?.requestIP(c.req)?.address ?? "unknown";
+/** The connecting address, for per-address limits: the peer's, or a trusted proxy's header's (docs/server.md). */
+function address(c: RouteContext, ctx: AppContext): string {
+	return clientAddress(c.req.headers, c.server?.requestIP(c.req)?.address, ctx.config.proxyTrust);
 }
