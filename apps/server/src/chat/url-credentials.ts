@@ -234,14 +234,22 @@ export function isPlainUserName(span: string): boolean {
 	return (span.match(/[0-9]/g)?.length ?? 0) <= 4;
 }
 
+/**
+ * How far a credential may run after its separator: the spec's `window` rule for a failed call's structured error
+ * (only the 8,192-character window bounds it, so a password holding spaces or line breaks is masked whole), or
+ * `url-end` for everything else Chat shows of a tool (the window, and the URL's end at whitespace, so a document's
+ * later lines with an `@` stay readable).
+ */
+export type UrlScan = "window" | "url-end";
+
 /** The [start, end) ranges the URL rule masks, in order and not overlapping. */
-export function urlCredentialRanges(text: string): Array<[number, number]> {
+export function urlCredentialRanges(text: string, scan: UrlScan = "url-end"): Array<[number, number]> {
 	const ranges: Array<[number, number]> = [];
 	const { starts, ends } = findAtSigns(text);
 	if (starts.length === 0) return ranges;
 	const cp = codePointIndex(text);
 	const startCps = starts.map(cp);
-	const urlEnds = findUrlEnds(text);
+	const urlEnds = scan === "url-end" ? findUrlEnds(text) : [];
 
 	/** Masks up to the last at-sign in the window after sepEnd, before the URL ends; returns where scanning goes on. */
 	const maskAfter = (sepEnd: number): number => {
