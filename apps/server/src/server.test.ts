@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "@chopin/agent-link/clock";
+import { JSON_TOO_DEEP_MESSAGE, MAX_JSON_DEPTH } from "@chopin/agent-link/json-depth";
 import { z } from "zod";
 import { jsonResponse } from "./http/responses";
 import type { Socket } from "./http/sockets";
@@ -131,6 +132,28 @@ describe("a real server", () => {
 			headers: { "content-type": "application/json", origin: "https://evil.example" },
 		});
 		expect(foreign.status).toBe(403);
+	});
+
+	test("a JSON body nested deeper than 128 levels is 400 json-too-deep, not a stack overflow", async () => {
+		const server = await serve({
+			register: (router) =>
+				router.post("/api/any", async (ctx) => jsonResponse({ value: await ctx.json(z.json()) })),
+		});
+		const post = (body: string) =>
+			fetch(`${server.url}/api/any`, {
+				method: "POST",
+				body,
+				headers: { "content-type": "application/json" },
+			});
+		const deep = await post(`${"[".repeat(9000)}${"]".repeat(9000)}`);
+		expect(deep.status).toBe(400);
+		expect(await deep.json()).toEqual({
+			code: "json-too-deep",
+			message: JSON_TOO_DEEP_MESSAGE,
+			hint: "Send the data with less nesting.",
+		});
+		const atLimit = `${"[".repeat(MAX_JSON_DEPTH)}${"]".repeat(MAX_JSON_DEPTH)}`;
+		expect((await post(atLimit)).status).toBe(200);
 	});
 
 	test("a failing route is 500 internal for the client and an error line in the log", async () => {

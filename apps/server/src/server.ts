@@ -7,7 +7,7 @@ import { HttpError } from "./http/errors";
 import { isUpgradeResponse, Router } from "./http/router";
 import type { SocketData } from "./http/sockets";
 import { registerRoutes } from "./routes";
-import { loopbackOrigin, pageBundleRoutes, pageShell } from "./web/shell";
+import { pageShell, startPageBundle } from "./web/shell";
 
 export interface StartOverrides extends ContextOverrides {
 	/** Extra routes, registered after the server's own (tests use it for routes that fail on purpose). */
@@ -34,6 +34,7 @@ export function buildRouter(context: AppContext, register?: StartOverrides["regi
 		maxBodyBytes: context.config.maxBodyBytes,
 		log: context.log,
 		origin: () => context.config.publicUrl,
+		fallback: (req, url) => pageShell(context).asset(req, url),
 	});
 	registerRoutes(router, context);
 	register?.(router, context);
@@ -44,16 +45,17 @@ export async function startServer(config: Config, overrides: StartOverrides = {}
 	const context = await createContext(config, overrides);
 	let server: Server<SocketData>;
 	let router: Router;
+	let bundle: Server<undefined> | undefined;
 	try {
 		router = buildRouter(context, overrides.register);
+		bundle = startPageBundle(config.dev);
 		server = Bun.serve<SocketData>({
 			hostname: config.host,
 			port: config.port,
 			// Bun's own limit would answer before our JSON 413 does; keep it above MAX_BODY_BYTES.
 			maxRequestBodySize: Math.max(128 * 1024 * 1024, config.maxBodyBytes + 1),
-			// The pages' HTML import; Bun serves its bundled chunks beside it (web/shell.ts).
-			routes: pageBundleRoutes(),
-			// Minified and cached unless DEV; no hot reloading (its client would need an inline script).
+			// No Bun routes: every response goes through the router and gets its security headers.
+			// The pages' bundle is on a loopback server of its own (web/shell.ts).
 			development: config.dev ? { hmr: false } : false,
 			fetch: async (req, srv) => {
 				const res = await router.fetch(req, srv);
@@ -68,11 +70,12 @@ export async function startServer(config: Config, overrides: StartOverrides = {}
 			},
 		});
 	} catch (error) {
+		await bundle?.stop(true);
 		await closeContext(context);
 		throw error;
 	}
 	const port = server.port ?? config.port;
-	pageShell(context).listen(loopbackOrigin(config.host, port));
+	pageShell(context).listen(bundle.url.origin);
 	if (context.config.publicUrl === "http://localhost:0") {
 		// PORT=0 without PUBLIC_URL: the default origin names the port the system picked.
 		(context.config as { publicUrl: string }).publicUrl = `http://localhost:${port}`;
@@ -100,6 +103,7 @@ export async function startServer(config: Config, overrides: StartOverrides = {}
 			// A real timer on purpose: a test's ManualClock must not hold a stop open.
 			await Promise.race([drained, systemClock({ unref: true }).sleep(DRAIN_MS)]);
 			await server.stop(true);
+			await bundle.stop(true);
 			await closeContext(context);
 			context.log.info("stopped", {});
 		})();

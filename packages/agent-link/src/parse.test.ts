@@ -1,8 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { FEATURES, type Feature } from "./features";
 import { CLIENT_TYPE_FEATURES, SERVER_TYPE_FEATURES, TURN_FIELD_FEATURES } from "./gating";
+import { JSON_TOO_DEEP_MESSAGE, MAX_JSON_DEPTH } from "./json-depth";
 import { MAX_FRAME_BYTES } from "./limits";
-import { parseClientFrame, parseServerFrame, toWireError } from "./parse";
+import { type ParseError, parseClientFrame, parseServerFrame, toWireError } from "./parse";
 import { clientMessages, deltaCard, fullCard, serverMessages } from "./testing/examples";
 import { ALL_FEATURES, withField } from "./testing/helpers";
 
@@ -177,6 +178,38 @@ describe("malformed frames", () => {
 				code: "malformed-message",
 				message: "Invalid runs message: cards[0].stages[0].parentIds[0] must not be empty.",
 			},
+		});
+	});
+});
+
+describe("nesting", () => {
+	/** A tool-result part whose result nests `depth` arrays (the frame adds 2 levels around it). */
+	const toolResult = (depth: number) =>
+		`{"type":"part","session":"s1","turn":"t1","part":{"type":"tool-result","toolCallId":"c1",` +
+		`"toolName":"run_tests","result":${"[".repeat(depth)}${"]".repeat(depth)}}}`;
+
+	test("a tool-result nested 9,000 deep is malformed-message, never a stack overflow", () => {
+		const result = parseClientFrame(toolResult(9000));
+		expect(result).toEqual({
+			ok: false,
+			error: { code: "malformed-message", message: JSON_TOO_DEEP_MESSAGE },
+		});
+		expect(toWireError((result as { error: ParseError }).error)).toEqual({
+			code: "malformed-message",
+			close: 1008,
+		});
+	});
+
+	test("a frame at the limit parses; one level more is refused, in both directions", () => {
+		expect(parseClientFrame(toolResult(MAX_JSON_DEPTH - 2)).ok).toBe(true);
+		expect(parseClientFrame(toolResult(MAX_JSON_DEPTH - 1))).toEqual({
+			ok: false,
+			error: { code: "malformed-message", message: JSON_TOO_DEEP_MESSAGE },
+		});
+		const deep = `{"type":"error","code":"protocol","message":"x","extra":${"[".repeat(9000)}${"]".repeat(9000)}}`;
+		expect(parseServerFrame(deep)).toEqual({
+			ok: false,
+			error: { code: "malformed-message", message: JSON_TOO_DEEP_MESSAGE },
 		});
 	});
 });

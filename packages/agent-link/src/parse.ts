@@ -1,6 +1,6 @@
 /**
  * The one way in for a frame, per direction: parseClientFrame (what the server reads) and
- * parseServerFrame (what a client reads). Size, JSON, type, features, then the type's schema.
+ * parseServerFrame (what a client reads). Size, nesting depth, JSON, type, features, then the type's schema.
  */
 import type { z } from "zod";
 import { type Feature, type FeatureSet, toFeatureSet } from "./features";
@@ -12,6 +12,7 @@ import {
 	SERVER_TYPE_FEATURES,
 } from "./gating";
 import { describeIssues, formatPath, quote } from "./issues";
+import { exceedsJsonDepth, JSON_TOO_DEEP_MESSAGE } from "./json-depth";
 import { MAX_FRAME_BYTES } from "./limits";
 import { CLIENT_MESSAGE_SCHEMAS, type ClientMessage } from "./schemas/client-messages";
 import { SERVER_MESSAGE_SCHEMAS, type ServerMessage } from "./schemas/server-messages";
@@ -107,6 +108,8 @@ function parseFrame<M>(
 		}
 	}
 
+	// Before parsing: a value nested thousands deep would overflow the stack in the schema parse.
+	if (exceedsJsonDepth(text)) return refuse("malformed-message", JSON_TOO_DEEP_MESSAGE);
 	let value: unknown;
 	try {
 		value = JSON.parse(text);

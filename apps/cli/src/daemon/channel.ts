@@ -1,6 +1,8 @@
 // One control-channel socket from upgrade to close: a refusal's body read through ws, hello then welcome, frames
 // checked with zod, a silent socket dropped, and its whole life summed up in one Outcome for the reconnect loop.
+
 import type { Clock, Timer } from "@chopin/agent-link/clock";
+import { parseJsonWithin } from "@chopin/agent-link/json-depth";
 import {
 	type ErrorBody,
 	encodeMachineClientMessage,
@@ -154,13 +156,12 @@ export class Channel {
 				if (text.length < 64 * 1024) text += String(chunk);
 			});
 			res.on("end", () => {
-				let json: unknown;
-				try {
-					json = JSON.parse(text);
-				} catch {
-					json = undefined;
-				}
-				this.#finish({ kind: "refused", status: res.statusCode ?? 0, body: readErrorBody(json) });
+				const json = parseJsonWithin(text);
+				this.#finish({
+					kind: "refused",
+					status: res.statusCode ?? 0,
+					body: json.ok ? readErrorBody(json.value) : undefined,
+				});
 			});
 		});
 		ws.on("open", () => {

@@ -308,6 +308,28 @@ describe("final refusals end the link with their CliError", () => {
 		expect(error).toMatchObject({ code: "machine-revoked", exitCode: 10 });
 	});
 
+	test("a refusal nested past MAX_JSON_DEPTH is not read: its final code is not acted on, the link waits", async () => {
+		const deep = "[".repeat(9000) + "]".repeat(9000);
+		const refusing = Bun.serve({
+			port: 0,
+			hostname: "127.0.0.1",
+			fetch: () =>
+				new Response(`{"code":"machine-revoked","message":"Revoked.","extra":${deep}}`, {
+					status: 401,
+					headers: { "content-type": "application/json" },
+				}),
+		});
+		open.push({ close: () => refusing.stop(true) });
+		const l = link(`http://127.0.0.1:${refusing.port}`, `chopin_m_${"A".repeat(43)}`);
+		const ended = l.control.run().catch((e) => e);
+		// Before the limit, the link ended at once with machine-revoked, read from the body.
+		const first = await Promise.race([l.next("waiting"), ended.then((error) => ({ type: "ended", error }))]);
+		expect(first).toMatchObject({ type: "waiting" });
+		await l.control.stop();
+		// Stopped by us, not ended by a refusal.
+		expect(await ended).toBeUndefined();
+	});
+
 	test("another process with the same credential takes over (4409): machine-replaced, exit 15", async () => {
 		const { server, credential } = await pairedServer();
 		const l = link(server.url, credential);

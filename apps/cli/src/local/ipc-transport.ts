@@ -2,6 +2,7 @@
 // ipc.ts checks both with its schemas; `chopin status` sends its request through here on its own (status-report.ts),
 // so that a plain status never loads zod (docs/install.md § Start-up time).
 import type { Clock } from "@chopin/agent-link/clock";
+import { parseJsonWithin } from "@chopin/agent-link/json-depth";
 import { CliError } from "../program/errors";
 
 /** A request or response line longer than this is refused: nothing legitimate comes close. */
@@ -27,12 +28,11 @@ function notRunning(): CliError {
 export async function sendIpcLine(options: IpcClientOptions, request: unknown): Promise<unknown> {
 	// Said before anything is set up for a connection: a plain status on a machine with no daemon does little else.
 	if (!isNamedPipe(options.socket) && nothingAt(options.socket)) throw notRunning();
-	const line = await exchange(options, `${JSON.stringify(request)}\n`);
-	try {
-		return JSON.parse(line);
-	} catch {
-		throw protocolError("an answer that is not JSON");
-	}
+	const answer = parseJsonWithin(await exchange(options, `${JSON.stringify(request)}\n`));
+	if (answer.ok) return answer.value;
+	throw protocolError(
+		answer.reason === "too-deep" ? "an answer nested too deep" : "an answer that is not JSON",
+	);
 }
 
 export interface IpcClientOptions {

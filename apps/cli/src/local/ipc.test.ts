@@ -3,6 +3,7 @@ import { existsSync, lstatSync, mkdirSync, rmSync, writeFileSync } from "node:fs
 import { connect, createServer, type Server, type Socket } from "node:net";
 import { join } from "node:path";
 import { ManualClock } from "@chopin/agent-link/clock";
+import { JSON_TOO_DEEP_MESSAGE } from "@chopin/agent-link/json-depth";
 import { CliError } from "../program/errors";
 import { killFixtures, startFixture } from "../testing/child";
 import { makeTempDir } from "../testing/context";
@@ -71,6 +72,9 @@ async function refusal(promise: Promise<unknown>): Promise<CliError> {
 }
 
 const clock = () => new ManualClock();
+
+/** A status request or answer whose field nests 9,000 arrays deep. */
+const deep = `{"type":"status","status":${"[".repeat(9000)}${"]".repeat(9000)}}`;
 
 describe("the control socket", () => {
 	test("round trips every request type, zod-checked", async () => {
@@ -152,11 +156,12 @@ describe("the control socket", () => {
 		await serve(socket);
 		const lines = await talk(
 			socket,
-			["not json", '{"type":"shutdown"}', '{"type":"status","extra":1}', '{"type":"status"}'],
-			4,
+			["not json", deep, '{"type":"shutdown"}', '{"type":"status","extra":1}', '{"type":"status"}'],
+			5,
 		);
 		expect(lines.map((l) => JSON.parse(l))).toEqual([
 			{ type: "error", code: "daemon-request-invalid", message: "The request is not JSON." },
+			{ type: "error", code: "daemon-request-invalid", message: JSON_TOO_DEEP_MESSAGE },
 			{ type: "error", code: "daemon-request-invalid", message: "The request is not one the daemon knows." },
 			{ type: "error", code: "daemon-request-invalid", message: "The request is not one the daemon knows." },
 			{ type: "status", status },
@@ -241,6 +246,15 @@ describe("no daemon", () => {
 		expect((await refusal(ipcRequest({ socket, clock: clock() }, { type: "status" }))).code).toBe(
 			"daemon-protocol-error",
 		);
+	});
+
+	test("an answer nested deeper than MAX_JSON_DEPTH is daemon-protocol-error, read no further", async () => {
+		const socket = socketPath();
+		await rawServer(socket, (connection) => connection.end(`${deep}\n`));
+		expect(await refusal(ipcRequest({ socket, clock: clock() }, { type: "status" }))).toMatchObject({
+			code: "daemon-protocol-error",
+			message: "The chopin daemon sent an answer nested too deep.",
+		});
 	});
 
 	test("a connection closed without an answer is daemon-protocol-error", async () => {

@@ -1,7 +1,9 @@
 // The daemon's local control socket (a 0600 Unix socket, or a named pipe on Windows): newline-delimited JSON, zod-checked
 // both ways. The client's transport is ipc-transport.ts.
+
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import type { Socket } from "node:net";
+import { JSON_TOO_DEEP_MESSAGE, parseJsonWithin } from "@chopin/agent-link/json-depth";
 import { plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine/report";
 import { z } from "zod";
 import { repositorySchema } from "../machine/machine-config";
@@ -206,13 +208,14 @@ function serveConnection(connection: Socket, handler: IpcHandler, log: Logger | 
 }
 
 async function answerLine(line: string, handler: IpcHandler, log: Logger | undefined): Promise<IpcResponse> {
-	let json: unknown;
-	try {
-		json = JSON.parse(line);
-	} catch {
-		return errorAnswer("daemon-request-invalid", "The request is not JSON.");
+	const json = parseJsonWithin(line);
+	if (!json.ok) {
+		return errorAnswer(
+			"daemon-request-invalid",
+			json.reason === "too-deep" ? JSON_TOO_DEEP_MESSAGE : "The request is not JSON.",
+		);
 	}
-	const request = ipcRequestSchema.safeParse(json);
+	const request = ipcRequestSchema.safeParse(json.value);
 	if (!request.success)
 		return errorAnswer("daemon-request-invalid", "The request is not one the daemon knows.");
 	try {

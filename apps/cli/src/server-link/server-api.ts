@@ -1,5 +1,7 @@
 // The CLI's HTTP calls to its Chopin server (pairing and the machine API): the Chopin-Client header on every one,
 // a timeout on the injected clock, and every refusal turned into a CliError with its documented code.
+
+import { parseJsonWithin } from "@chopin/agent-link/json-depth";
 import {
 	CLIENT_HEADER,
 	type GitHubToken,
@@ -162,13 +164,10 @@ export class ServerApi {
 	}
 }
 
+/** The answer's JSON; undefined for none, text that is not JSON, or JSON nested past MAX_JSON_DEPTH. */
 function parseJson(text: string): unknown {
-	if (text === "") return undefined;
-	try {
-		return JSON.parse(text);
-	} catch {
-		return undefined;
-	}
+	const read = parseJsonWithin(text);
+	return read.ok ? read.value : undefined;
 }
 
 /** A short reason for a failed fetch, without the URL (which the message names already). */

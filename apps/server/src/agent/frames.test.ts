@@ -3,6 +3,7 @@
 // remembered request ids.
 import { afterEach, describe, expect, test } from "bun:test";
 import { MAX_FRAME_BYTES } from "@chopin/agent-link";
+import { JSON_TOO_DEEP_MESSAGE } from "@chopin/agent-link/json-depth";
 import { AgentFixture } from "../testing/agent-fixture";
 import type { AgentSocket } from "../testing/agent-socket";
 
@@ -97,6 +98,20 @@ describe("frames", () => {
 			await f!.close();
 			f = undefined;
 		}
+	});
+
+	test("a tool-result nested 9,000 arrays deep is malformed-message and 1008, not a 1011", async () => {
+		const { f, socket, documentId } = await attached();
+		const turn = await f.chatTurn(socket, documentId, "bob");
+		const deep = "[".repeat(9000) + "]".repeat(9000);
+		socket.send(
+			`{"type":"part","session":${JSON.stringify(turn.session)},"turn":${JSON.stringify(turn.turn)},` +
+				`"part":{"type":"tool-result","toolCallId":"c1","toolName":"run_tests","result":${deep}}}`,
+		);
+		expect(await violation(socket)).toEqual({
+			error: { type: "error", code: "malformed-message", message: JSON_TOO_DEEP_MESSAGE },
+			closed: { code: 1008, reason: "malformed-message" },
+		});
 	});
 
 	test("a frame of 2 MiB + 1 byte gets error message-too-large, then 1009; one of exactly 2 MiB is read", async () => {

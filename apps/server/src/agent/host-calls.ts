@@ -1,6 +1,8 @@
 // Running one host-tool-call: its toolCallId once per turn, a name the turn offers, the permission policy,
-// the input as JSON the tool accepts, then the tool; every failure is an error result, a refusal execution-denied.
+// the input as JSON (within MAX_JSON_DEPTH) the tool accepts, then the tool; every failure is an error result, a
+// refusal execution-denied.
 import { EncodeError, type HostToolCall } from "@chopin/agent-link";
+import { JSON_TOO_DEEP_MESSAGE, parseJsonWithin } from "@chopin/agent-link/json-depth";
 import { DomainError } from "../domain-error";
 import { findHostTool, ToolInputError } from "./tools/registry";
 import type { PlannerTurn } from "./turns";
@@ -53,16 +55,22 @@ export async function runHostCall(turn: PlannerTurn, call: HostToolCall): Promis
 			}
 			return;
 		}
-		let input: unknown;
-		try {
-			input = JSON.parse(call.input);
-		} catch {
-			answer({ error: "The input is not valid JSON: send the tool's arguments as a JSON object." }, true);
+		const input = parseJsonWithin(call.input);
+		if (!input.ok) {
+			answer(
+				{
+					error:
+						input.reason === "too-deep"
+							? `${JSON_TOO_DEEP_MESSAGE} Send the tool's arguments as a flatter JSON object.`
+							: "The input is not valid JSON: send the tool's arguments as a JSON object.",
+				},
+				true,
+			);
 			return;
 		}
 		let args: unknown;
 		try {
-			args = tool.parse(input);
+			args = tool.parse(input.value);
 		} catch (error) {
 			if (!(error instanceof ToolInputError)) throw error;
 			answer({ error: `Invalid input for ${toolName}: ${error.message}` }, true);

@@ -2,6 +2,7 @@
 // edit_plan's new revision and live update, open_decisions, every error result, the permission policy's
 // execution-denied, and a call still running when its turn ends.
 import { afterEach, describe, expect, test } from "bun:test";
+import { JSON_TOO_DEEP_MESSAGE } from "@chopin/agent-link/json-depth";
 import { splitBlocks } from "../documents/blocks";
 import { AgentFixture } from "../testing/agent-fixture";
 import type { AgentSocket } from "../testing/agent-socket";
@@ -91,6 +92,10 @@ describe("read_plan and read_child", () => {
 		expect(await call("read_plan", "{not json")).toMatchObject({
 			isError: true,
 			output: { error: "The input is not valid JSON: send the tool's arguments as a JSON object." },
+		});
+		expect(await call("read_plan", `{"offset":${"[".repeat(9000)}${"]".repeat(9000)}}`)).toMatchObject({
+			isError: true,
+			output: { error: `${JSON_TOO_DEEP_MESSAGE} Send the tool's arguments as a flatter JSON object.` },
 		});
 	});
 

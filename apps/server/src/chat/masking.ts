@@ -1,13 +1,17 @@
 // Masks credentials in what Chat stores and shows of a tool's result or error (never in what crosses
 // the agent connection): URL credentials, token shapes, and credential assignments. See docs/chat.md.
 import { REDACTED } from "@chopin/agent-link/redact";
-import { urlCredentialRanges } from "./url-credentials";
+import { type UrlScan, urlCredentialRanges } from "./url-credentials";
 
 export { REDACTED };
 
-/** Masks every credential Chopin recognises in text, read as plain text even when it holds JSON. */
-export function maskCredentials(text: string): string {
-	return maskAssignments(maskTokenShapes(applyRanges(text, urlCredentialRanges(text))));
+/**
+ * Masks every credential Chopin recognises in text, read as plain text even when it holds JSON. URL credentials end
+ * where the URL does (`url-end`), except in a failed call's structured error message, which keeps the spec's broader
+ * `window` rule (see docs/chat.md § URL credentials).
+ */
+export function maskCredentials(text: string, scan: UrlScan = "url-end"): string {
+	return maskAssignments(maskTokenShapes(applyRanges(text, urlCredentialRanges(text, scan))));
 }
 
 /** Replaces each [start, end) range (in order, not overlapping) with [redacted]. */

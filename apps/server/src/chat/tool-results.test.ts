@@ -31,6 +31,16 @@ describe("readToolError", () => {
 		expect(readToolError(envelope(error), { isError: true, preliminary: false })).toEqual(error);
 	});
 
+	test("its message keeps the spec's broad URL rule: a password holding a space or line break is masked whole", () => {
+		const message = "clone failed: https://alice:hunter 2\nmore@host/o/r refused";
+		expect(readToolError(envelope({ code: "clone-failed", message }), failed)?.message).toBe(
+			"clone failed: https://[redacted]@host/o/r refused",
+		);
+		// Elsewhere in Work details the URL ends at whitespace, so a document's later lines with an @ stay whole; the
+		// cost is this known limit (docs/chat.md): a credential holding whitespace is not masked there.
+		expect(readToolImages({ content: [{ type: "text", text: message }] }, failed)?.texts).toEqual([message]);
+	});
+
 	test("or its JSON text", () => {
 		expect(readToolError(JSON.stringify(envelope(error)), failed)).toEqual(error);
 		expect(readToolError(` ${JSON.stringify(envelope(error))}\n`, failed)).toEqual(error);

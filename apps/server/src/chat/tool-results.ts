@@ -52,10 +52,15 @@ export function readToolError(result: unknown, state: ResultState): ShownToolErr
 	const parsed = toolErrorEnvelopeSchema.safeParse(fromJsonText(result));
 	if (!parsed.success) return null;
 	const { code, kind, message } = parsed.data.error;
-	if (maskCredentials(code) !== code || (kind !== undefined && maskCredentials(kind) !== kind)) return null;
+	if (
+		maskCredentials(code, "window") !== code ||
+		(kind !== undefined && maskCredentials(kind, "window") !== kind)
+	)
+		return null;
+	// The spec's rule for a structured error: a credential may hold spaces and line breaks, so only the window ends it.
 	return kind === undefined
-		? { code, message: maskCredentials(message) }
-		: { code, kind, message: maskCredentials(message) };
+		? { code, message: maskCredentials(message, "window") }
+		: { code, kind, message: maskCredentials(message, "window") };
 }
 
 /** The name Work details shows beside "Failed": kind, or code when there is none. */

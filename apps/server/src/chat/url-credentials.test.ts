@@ -22,11 +22,16 @@ describe("URL credentials: the spec's examples", () => {
 		expect(maskCredentials("https://alice:a://b://c@host")).toBe(`https://${R}@host`);
 	});
 
-	test("text that merely contains a later @, even another URL, is masked too", () => {
-		expect(maskCredentials("see https://example.com/docs or mail bob@example.com")).toBe(
-			`see https://${R}@example.com`,
+	test("a later @ within the same URL, even another URL's, is masked up to; one past whitespace is not", () => {
+		expect(maskCredentials("https://example.com/docs,mailto:bob@example.com")).toBe(
+			`https://${R}@example.com`,
 		);
-		expect(maskCredentials("https://alice:pw@h1 and https://bob:pw2@h2 end")).toBe(`https://${R}@h2 end`);
+		expect(maskCredentials("see https://example.com/docs or mail bob@example.com")).toBe(
+			"see https://example.com/docs or mail bob@example.com",
+		);
+		expect(maskCredentials("https://alice:pw@h1 and https://bob:pw2@h2 end")).toBe(
+			`https://${R}@h1 and https://${R}@h2 end`,
+		);
 	});
 
 	test("the user name is masked along with the password", () => {
@@ -40,14 +45,47 @@ describe("URL credentials: the spec's examples", () => {
 		}
 	});
 
-	test("spaces, quotes, slashes and line breaks do not end the scan", () => {
-		expect(maskCredentials('https://alice:"hunter 2"\n/x\'y@host')).toBe(`https://${R}@host`);
+	test("quotes and slashes do not end the scan", () => {
+		expect(maskCredentials('https://alice:"hunter2"/x\'y@host')).toBe(`https://${R}@host`);
 	});
 
 	test("no at-sign after the separator leaves the text as it is", () => {
 		const text = "https://example.com/path?q=1 and more";
 		expect(maskCredentials(text)).toBe(text);
 		expect(maskCredentials("https://@host")).toBe("https://@host");
+	});
+});
+
+describe("URL credentials: whitespace ends the URL", () => {
+	test("a read_plan result: a URL, then an @chopin mention lines later, is left whole", () => {
+		const text = [
+			"document: Rollout plan",
+			"id: d1",
+			"url: http://chopin.test/d/d1",
+			"revision: 3",
+			"",
+			"## Steps",
+			"",
+			"- Deploy to http://staging.internal:8080/api first.",
+			"- Then ask @chopin to review, and mail ops@example.com.",
+		].join("\n");
+		expect(maskCredentials(text)).toBe(text);
+	});
+
+	test("only the credential of each URL is masked, line by line", () => {
+		const text = "clone https://alice:hunter2@github.com/o/r\nthen\tping @chopin\nand https://x:y@h2 ok";
+		expect(maskCredentials(text)).toBe(
+			`clone https://${R}@github.com/o/r\nthen\tping @chopin\nand https://${R}@h2 ok`,
+		);
+	});
+
+	test("every whitespace character ends it, and so does a line break or tab written as an escape (JSON text)", () => {
+		for (const space of [" ", "\t", "\n", "\r", "\u00a0", "\u2028", "\u3000", "\\n", "\\r", "\\t", "\\\\n"]) {
+			const text = `https://example.com/d${space}@chopin`;
+			expect(maskCredentials(text)).toBe(text);
+		}
+		const json = JSON.stringify({ text: "url: http://chopin.test/d/d1\n\n- ask @chopin" });
+		expect(maskCredentials(json)).toBe(json);
 	});
 });
 
@@ -272,7 +310,6 @@ describe("URL credentials: a short plain user name", () => {
 		["a password", "alice:pw"],
 		["a percent-encoded letter", "al%69ce"],
 		["an escaped colon", "alice\\u003apw"],
-		["a space", "al ice"],
 		["non-ASCII", "alicé"],
 	])("%s is masked", (_, user) => {
 		expect(isPlainUserName(user)).toBe(false);
@@ -297,6 +334,8 @@ describe("URL credentials: the spec's known limits are not masked", () => {
 		["a line break written as an entity", "https:&#10;//alice:pw@host"],
 		["a Python named escape", "https://alice:pw\\N{COMMERCIAL AT}host"],
 		["percent-encoding of an escape's own characters", "https://alice:pw%25%34%30host"],
+		["whitespace inside the user info", "https://alice:hunter 2@host"],
+		["a line break inside the user info", "https://alice:hunter\n2@host"],
 	])("%s", (_, text) => {
 		expect(maskCredentials(text)).toBe(text);
 	});
@@ -314,6 +353,8 @@ describe("URL credentials: linear time on adversarial input", () => {
 		["&amp; repeated", "&amp;".repeat(MB / 5)],
 		["one & and a run of amp;", `&${"amp;".repeat(MB / 4)}`],
 		["line break and slash", "\n/".repeat(MB / 2)],
+		["separators, spaces and at-signs", "://a @".repeat(MB / 6)],
+		["escaped line breaks", `://${"\\n".repeat(MB / 2)}@`],
 		["protocol-relative and at-sign", " //a@".repeat(MB / 5)],
 		["a colon and tabs", `:${"\t".repeat(MB)}/`],
 		["at-signs", "@".repeat(MB)],

@@ -3,8 +3,9 @@
 //
 // After a separator (a colon then two slashes, or a protocol-relative pair of slashes that starts the
 // text or follows whitespace, a quote, ( < = [ , or :), the LAST at-sign among the next 8,192
-// characters is found and everything between is masked. One linear pass lists the at-signs, a second
-// finds the separators, and a binary search picks each one's at-sign: no regex backtracks over the text.
+// characters, and before the first whitespace (where the URL ends), is found and everything between is
+// masked. Linear passes list the at-signs and the whitespace, another finds the separators, and binary
+// searches pick each one's end and at-sign: no regex backtracks over the text.
 
 export const URL_CREDENTIAL_WINDOW = 8192;
 
@@ -131,6 +132,57 @@ function readSeparatorSlashes(text: string, from: number): number {
 	return count >= 2 ? end : -1;
 }
 
+/**
+ * Where a URL ends: every whitespace character, and a tab or line break written as an escape behind any
+ * run of backslashes (`\n`, `\r`, `\t`: JSON text), at the run's first backslash. In order.
+ */
+function findUrlEnds(text: string): number[] {
+	const ends: number[] = [];
+	let at = 0;
+	while (at < text.length) {
+		const c = text.charCodeAt(at);
+		if (c === BACKSLASH) {
+			const end = runEnd(text, at);
+			const next = text.charCodeAt(end);
+			if (next === 110 || next === 114 || next === 116) ends.push(at);
+			at = end;
+		} else {
+			if (isWhitespace(c)) ends.push(at);
+			at++;
+		}
+	}
+	return ends;
+}
+
+/** JavaScript's \s, by code: ASCII and Unicode spaces, line and paragraph separators, the BOM. */
+function isWhitespace(c: number): boolean {
+	if (c <= 32) return c === 32 || (c >= 9 && c <= 13);
+	if (c < 0xa0) return false;
+	return (
+		c === 0xa0 ||
+		c === 0x1680 ||
+		(c >= 0x2000 && c <= 0x200a) ||
+		c === 0x2028 ||
+		c === 0x2029 ||
+		c === 0x202f ||
+		c === 0x205f ||
+		c === 0x3000 ||
+		c === 0xfeff
+	);
+}
+
+/** The first index of sorted whose value is at least value (sorted.length when none is). */
+function firstAtLeast(sorted: readonly number[], value: number): number {
+	let lo = 0;
+	let hi = sorted.length;
+	while (lo < hi) {
+		const mid = (lo + hi) >> 1;
+		if (sorted[mid]! < value) lo = mid + 1;
+		else hi = mid;
+	}
+	return lo;
+}
+
 /** Every at-sign spelling, in order: where it starts (a backslash run's first backslash) and ends. */
 function findAtSigns(text: string): { starts: number[]; ends: number[] } {
 	const starts: number[] = [];
@@ -182,25 +234,29 @@ export function isPlainUserName(span: string): boolean {
 	return (span.match(/[0-9]/g)?.length ?? 0) <= 4;
 }
 
+/**
+ * How far a credential may run after its separator: the spec's `window` rule for a failed call's structured error
+ * (only the 8,192-character window bounds it, so a password holding spaces or line breaks is masked whole), or
+ * `url-end` for everything else Chat shows of a tool (the window, and the URL's end at whitespace, so a document's
+ * later lines with an `@` stay readable).
+ */
+export type UrlScan = "window" | "url-end";
+
 /** The [start, end) ranges the URL rule masks, in order and not overlapping. */
-export function urlCredentialRanges(text: string): Array<[number, number]> {
+export function urlCredentialRanges(text: string, scan: UrlScan = "url-end"): Array<[number, number]> {
 	const ranges: Array<[number, number]> = [];
 	const { starts, ends } = findAtSigns(text);
 	if (starts.length === 0) return ranges;
 	const cp = codePointIndex(text);
 	const startCps = starts.map(cp);
+	const urlEnds = scan === "url-end" ? findUrlEnds(text) : [];
 
-	/** Masks up to the last at-sign in the window after sepEnd; returns where scanning goes on. */
+	/** Masks up to the last at-sign in the window after sepEnd, before the URL ends; returns where scanning goes on. */
 	const maskAfter = (sepEnd: number): number => {
-		const limit = cp(sepEnd) + URL_CREDENTIAL_WINDOW;
-		let lo = 0;
-		let hi = startCps.length; // first index whose at-sign starts at or past the window's end
-		while (lo < hi) {
-			const mid = (lo + hi) >> 1;
-			if (startCps[mid]! < limit) lo = mid + 1;
-			else hi = mid;
-		}
-		const k = lo - 1;
+		const urlEnd = urlEnds[firstAtLeast(urlEnds, sepEnd)] ?? text.length;
+		const limit = Math.min(cp(sepEnd) + URL_CREDENTIAL_WINDOW, cp(urlEnd));
+		// The first at-sign that starts at or past the limit; the one before it is the last inside.
+		const k = firstAtLeast(startCps, limit) - 1;
 		if (k < 0 || starts[k]! < sepEnd) return sepEnd;
 		if (starts[k]! > sepEnd && !isPlainUserName(text.slice(sepEnd, starts[k])))
 			ranges.push([sepEnd, starts[k]!]);

@@ -1,4 +1,5 @@
-// Request bodies: a size limit enforced while reading, a content-type check, and zod validation.
+// Request bodies: a size limit enforced while reading, a content-type check, a nesting limit, and zod validation.
+import { JSON_TOO_DEEP_MESSAGE, parseJsonWithin } from "@chopin/agent-link/json-depth";
 import type { z } from "zod";
 import { HttpError } from "./errors";
 
@@ -43,7 +44,8 @@ export function isJsonContentType(value: string | null): boolean {
 
 /**
  * Reads a JSON body and validates it: 415 unsupported-media-type, 413 body-too-large,
- * 400 invalid-json, or 400 invalid-request naming the first bad field.
+ * 400 invalid-json, 400 json-too-deep (over MAX_JSON_DEPTH, refused before parsing: a schema
+ * walking such a value would overflow the stack), or 400 invalid-request naming the first bad field.
  */
 export async function readJson<S extends z.ZodType>(
 	req: Request,
@@ -58,13 +60,7 @@ export async function readJson<S extends z.ZodType>(
 			"Send Content-Type: application/json.",
 		);
 	}
-	const bytes = await readBytes(req, limit);
-	let value: unknown;
-	try {
-		value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-	} catch {
-		throw new HttpError(400, "invalid-json", "The request body is not valid JSON.");
-	}
+	const value = parseJsonBody(await readBytes(req, limit));
 	const result = schema.safeParse(value);
 	if (result.success) return result.data;
 	const issue = result.error.issues[0]!;
@@ -80,6 +76,29 @@ export async function readJson<S extends z.ZodType>(
 		undefined,
 		field ? { field } : undefined,
 	);
+}
+
+/** UTF-8 JSON within MAX_JSON_DEPTH, or 400 invalid-json or json-too-deep. */
+export function parseJsonBody(bytes: Uint8Array): unknown {
+	let text: string;
+	try {
+		text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+	} catch {
+		throw invalidJson();
+	}
+	const read = parseJsonWithin(text);
+	if (read.ok) return read.value;
+	if (read.reason === "invalid") throw invalidJson();
+	throw jsonTooDeep();
+}
+
+/** 400 json-too-deep: a body nesting arrays and objects deeper than MAX_JSON_DEPTH. */
+export function jsonTooDeep(): HttpError {
+	return new HttpError(400, "json-too-deep", JSON_TOO_DEEP_MESSAGE, "Send the data with less nesting.");
+}
+
+function invalidJson(): HttpError {
+	return new HttpError(400, "invalid-json", "The request body is not valid JSON.");
 }
 
 /** `items[0].name` from ["items", 0, "name"]. */

@@ -41,6 +41,11 @@ export interface RouterOptions extends SecurityHeaderOptions {
 	 * this one (403 origin-forbidden); browsers always send it, CLIs and agents send none.
 	 */
 	origin?: string | (() => string);
+	/**
+	 * Asked for a request no route's path matches, before the 404 (the page bundle's chunks):
+	 * its answer gets the security headers like any other; undefined is the usual 404.
+	 */
+	fallback?: (req: Request, url: URL) => Promise<Response | undefined>;
 }
 
 type Segment = { kind: "literal"; value: string } | { kind: "param"; name: string } | { kind: "rest" };
@@ -133,7 +138,11 @@ export class Router {
 			const params = match(route.segments, parts);
 			if (params) matches.push({ route, params });
 		}
-		if (matches.length === 0) throw notFound();
+		if (matches.length === 0) {
+			const fallen = await this.#options.fallback?.(req, url);
+			if (fallen) return fallen;
+			throw notFound();
+		}
 		const wanted = (m: Method) =>
 			matches.filter((x) => x.route.method === m).sort((a, b) => specificity(a.route, b.route));
 		const chosen = wanted(method as Method)[0] ?? (method === "HEAD" ? wanted("GET")[0] : undefined);

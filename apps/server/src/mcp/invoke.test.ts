@@ -2,6 +2,7 @@
 // agent connection: the reply comes back as the result (also after more than Bun's 10 s idle timeout), the request
 // shows in Chat as a notice, the spec's refusals, as: "system" only for the Planner's holder, and /mcp with AGENT=off.
 import { afterEach, describe, expect, test } from "bun:test";
+import { JSON_TOO_DEEP_MESSAGE } from "@chopin/agent-link/json-depth";
 import { wording } from "../agent/wording";
 import { AgentFixture } from "../testing/agent-fixture";
 import type { AgentSocket } from "../testing/agent-socket";
@@ -178,6 +179,23 @@ describe("/mcp itself", () => {
 			origin: "https://evil.test",
 		});
 		expect(foreign.status).toBe(403);
+	});
+
+	test("a body nested deeper than 128 levels is 400 json-too-deep before the SDK reads it", async () => {
+		f = await AgentFixture.start();
+		const deep = "[".repeat(9000) + "]".repeat(9000);
+		const call = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"invoke_planner","arguments":{"message":${deep}}}}`;
+		const res = await postMcp(f.server.url, { authorization: `Bearer ${f.token("alice")}` }, call);
+		expect(res.status).toBe(400);
+		expect(await res.json()).toEqual({
+			code: "json-too-deep",
+			message: JSON_TOO_DEEP_MESSAGE,
+			hint: "Send the data with less nesting.",
+		});
+		// Without a bearer it is 401 first: nothing is read for an unknown caller.
+		expect((await postMcp(f.server.url, {}, call)).status).toBe(401);
+		// An initialize within the limit still reaches the SDK.
+		expect((await postMcp(f.server.url, { authorization: `Bearer ${f.token("alice")}` })).status).toBe(200);
 	});
 
 	test("GitHub mode: a GitHub token is the account; a chopin_ credential never reaches GitHub", async () => {

@@ -42,8 +42,12 @@ export async function connectMcp(serverUrl: string, token: string): Promise<McpT
 	};
 }
 
-/** A raw POST to /mcp (an initialize request), to read a refusal's status and body. */
-export async function postMcp(serverUrl: string, headers: Record<string, string> = {}): Promise<Response> {
+/** A raw POST to /mcp (an initialize request unless a body is given), to read a refusal's status and body. */
+export async function postMcp(
+	serverUrl: string,
+	headers: Record<string, string> = {},
+	body?: string,
+): Promise<Response> {
 	return fetch(new URL("/mcp", serverUrl), {
 		method: "POST",
 		headers: {
@@ -51,11 +55,17 @@ export async function postMcp(serverUrl: string, headers: Record<string, string>
 			accept: "application/json, text/event-stream",
 			...headers,
 		},
-		body: JSON.stringify({
-			jsonrpc: "2.0",
-			id: 1,
-			method: "initialize",
-			params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
-		}),
+		body:
+			body ??
+			JSON.stringify({
+				jsonrpc: "2.0",
+				id: 1,
+				method: "initialize",
+				params: {
+					protocolVersion: "2025-06-18",
+					capabilities: {},
+					clientInfo: { name: "raw", version: "0" },
+				},
+			}),
 	});
 }

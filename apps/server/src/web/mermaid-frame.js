@@ -6,9 +6,21 @@ window.mermaid.initialize({
 	startOnLoad: false,
 	securityLevel: "strict",
 	theme: "default",
-	// Plain SVG text rather than HTML labels: the page shows the diagram as an image.
+	// Plain SVG text rather than HTML labels: the page shows the diagram as an image, and a label's HTML
+	// stays its text instead of becoming markup in this frame.
 	htmlLabels: false,
 	flowchart: { htmlLabels: false },
+	// Keys a diagram may not change through an init directive or front matter config (mermaid strips them
+	// at every level): its own secure list, and htmlLabels, which would turn label HTML back into markup.
+	secure: [
+		"secure",
+		"securityLevel",
+		"startOnLoad",
+		"maxTextSize",
+		"suppressErrorRendering",
+		"maxEdges",
+		"htmlLabels",
+	],
 	// Source it cannot draw throws, and the page shows it as code.
 	suppressErrorRendering: true,
 });

@@ -53,7 +53,7 @@ test("every page is the bundled shell with the strict page policy and no inline 
 	expect(DEFAULT_PAGE_CSP).toContain("frame-ancestors 'none'");
 });
 
-test("the shell's script and stylesheet are served by Bun beside it", async () => {
+test("the shell's script and stylesheet (Bun's bundle) are served through the router", async () => {
 	const html = await (await api.call(null, "GET", "/sign-in")).text();
 	const script = /<script[^>]* src="([^"]+)"/.exec(html)![1]!;
 	const style = /<link[^>]* href="([^"]+\.css)"/.exec(html)![1]!;
@@ -87,4 +87,56 @@ test("the diagram renderer: its frame has a policy of its own, and its scripts a
 		expect((await res.text()).length).toBeGreaterThan(100);
 	}
 	expect((await api.call(null, "GET", "/favicon.ico")).status).toBe(204);
+});
+
+test("every response carries the security headers: pages, chunks (200, 304, HEAD), the shell path, scripts, errors", async () => {
+	const id = await createDocument(api);
+	const html = await (await api.call(null, "GET", "/sign-in")).text();
+	const chunks = [...html.matchAll(/ (?:src|href)="(\/chunk-[^"]+)"/g)].map((m) => m[1]!);
+	expect(chunks.length).toBe(2);
+	const first = await fetch(new URL(chunks[0]!, api.server.url));
+	const etag = first.headers.get("etag")!;
+	const responses: [string, Response][] = [["first chunk", first]];
+	for (const chunk of chunks) {
+		responses.push([`GET ${chunk}`, await fetch(new URL(chunk, api.server.url))]);
+		responses.push([`HEAD ${chunk}`, await fetch(new URL(chunk, api.server.url), { method: "HEAD" })]);
+	}
+	const cached = await fetch(new URL(chunks[0]!, api.server.url), { headers: { "if-none-match": etag } });
+	expect(cached.status).toBe(304);
+	responses.push(["a 304 chunk", cached]);
+	for (const [who, path] of [
+		[null, "/_chopin/shell"],
+		[null, "/chunk-nothere1.js"],
+		[null, "/sign-in"],
+		[null, "/"],
+		["alice", `/d/${id}`],
+		["bob", "/machines"],
+		["bob", "/pair/prg_aaaaaaaaaaaaaaaa"],
+		[null, "/_chopin/mermaid.js"],
+		[null, "/_chopin/mermaid-frame.js"],
+		[null, "/favicon.ico"],
+		[null, "/healthz"],
+		[null, "/nowhere"],
+		["alice", "/api/me"],
+	] as const) {
+		responses.push([path, await api.call(who, "GET", path)]);
+	}
+	for (const [what, res] of responses) {
+		const headers: Record<string, string | null> = { what };
+		for (const name of ["x-content-type-options", "referrer-policy", "x-frame-options"])
+			headers[name] = res.headers.get(name);
+		expect(headers).toEqual({
+			what,
+			"x-content-type-options": "nosniff",
+			"referrer-policy": "same-origin",
+			"x-frame-options": "DENY",
+		});
+		expect(`${what}: ${res.headers.get("content-security-policy")}`).toContain("frame-ancestors 'none'");
+		await res.body?.cancel();
+	}
+	// Chunks are Bun's hashed files: cached for good, with the type Bun gave them.
+	expect(first.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+	expect(first.headers.get("content-type")).toMatch(/^text\/(css|javascript)/);
+	// The shell is read inside the process only: it is no page of its own.
+	expect((await api.call(null, "GET", "/_chopin/shell")).status).toBe(404);
 });

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { JSON_TOO_DEEP_MESSAGE } from "../json-depth";
 import {
 	CLIENT_HEADER,
 	compareVersions,
@@ -55,6 +56,16 @@ describe("control channel frames", () => {
 		expect(parseMachineServerFrame("{").ok).toBe(false);
 		const big = parseMachineClientFrame(`"${"é".repeat(MACHINE_MAX_FRAME_BYTES / 2)}"`);
 		expect(big.ok || big.error.code).toBe("message-too-large");
+	});
+
+	test("a frame nested deeper than MAX_JSON_DEPTH is malformed-message, both ways", () => {
+		const deep = `{"type":"hello","version":1,"checkouts":${"[".repeat(9000)}${"]".repeat(9000)}}`;
+		const refusal = {
+			ok: false,
+			error: { code: "malformed-message", message: JSON_TOO_DEEP_MESSAGE },
+		} as const;
+		expect(parseMachineClientFrame(deep)).toEqual(refusal);
+		expect(parseMachineServerFrame(deep.replace("hello", "planners"))).toEqual(refusal);
 	});
 
 	test("server messages: welcome, planners, revoked, restarting", () => {

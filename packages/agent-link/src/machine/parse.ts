@@ -1,6 +1,7 @@
 /** Reading and writing control-channel frames, the same way on both ends. */
 import type { z } from "zod";
 import { describeIssues } from "../issues";
+import { exceedsJsonDepth, JSON_TOO_DEEP_MESSAGE } from "../json-depth";
 import { utf8ByteLength } from "../text";
 import { MACHINE_MAX_FRAME_BYTES } from "./protocol";
 import {
@@ -26,6 +27,9 @@ function parse<M>(data: unknown, schema: z.ZodType<M>, side: string): MachinePar
 				message: `A frame may hold at most ${MACHINE_MAX_FRAME_BYTES} bytes.`,
 			},
 		};
+	}
+	if (exceedsJsonDepth(data)) {
+		return { ok: false, error: { code: "malformed-message", message: JSON_TOO_DEEP_MESSAGE } };
 	}
 	let json: unknown;
 	try {
