@@ -7,7 +7,7 @@ describe("exceedsJsonDepth", () => {
 	test("counts arrays and objects alike, up to the limit and one past it", () => {
 		expect(exceedsJsonDepth(nested(MAX_JSON_DEPTH))).toBe(false);
 		expect(exceedsJsonDepth(nested(MAX_JSON_DEPTH + 1))).toBe(true);
-		const objects = '{"a":'.repeat(MAX_JSON_DEPTH + 1) + "1" + "}".repeat(MAX_JSON_DEPTH + 1);
+		const objects = `${'{"a":'.repeat(MAX_JSON_DEPTH + 1)}1${"}".repeat(MAX_JSON_DEPTH + 1)}`;
 		expect(exceedsJsonDepth(objects)).toBe(true);
 		expect(exceedsJsonDepth(objects, MAX_JSON_DEPTH + 1)).toBe(false);
 		expect(exceedsJsonDepth('{"a":[{"b":[]}]}', 4)).toBe(false);
