@@ -330,6 +330,36 @@ describe("controls", () => {
 		expect((await readRun(s, build.id)).control).toMatchObject({ state: "refused", message: "Not now." });
 	});
 
+	test("a stop sent on a connection that then dropped unanswered is sent again after the next hello, once", async () => {
+		s = await setupBuilds(clock);
+		const { build } = await startRun(s);
+		await expectMessage(s.machine, "run-offer");
+		await claim(s.machine, build.id);
+		s.machine.send({ type: "run-status", run: build.id, status: "running" });
+		await sync(s, s.machine);
+		await s.post(`/api/builds/${build.id}/stop`);
+		// Written into a socket the network then dropped: the machine never had it, or its answer was lost.
+		await expectMessage(s.machine, "run-control");
+		await drop(s, s.machine);
+		expect((await readRun(s, build.id)).control).toMatchObject({ action: "stop", state: "sent" });
+
+		const back = await reconnect(s, [held(build.id, "paused")]);
+		const control = await expectMessage(back, "run-control");
+		expect(control).toMatchObject({ run: build.id, action: "stop" });
+		back.send({ type: "run-control-result", request: control.request, ok: true });
+		back.send({ type: "run-status", run: build.id, status: "stopped", reason: "Stopped as @ana asked." });
+		await sync(s, back);
+		expect(await readRun(s, build.id)).toMatchObject({
+			status: "stopped",
+			control: { action: "stop", state: "confirmed" },
+		});
+		// Answered: a later hello sends nothing again.
+		await drop(s, back);
+		const again = await reconnect(s, [held(build.id, "stopped")]);
+		await sync(s, again);
+		expect(again.queued.filter((m) => m.type === "run-control")).toEqual([]);
+	});
+
 	test("a revoked machine's runs are lost", async () => {
 		s = await setupBuilds(clock);
 		const { build } = await startRun(s);
