@@ -3,7 +3,13 @@
 // the link is noticed dead within its (shortened) timeout, it reattaches and resumes, and an answer to a Decision,
 // a Stop and a Chat turn sent around the fault each reach the far side exactly once (counted where they arrive).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { eventually } from "../../apps/cli/src/testing/cli-process";
+import {
+	type CliProcess,
+	eventually,
+	killCliProcesses,
+	readLog,
+} from "../../apps/cli/src/testing/cli-process";
+import { type RunSetup, setUpRuns, startDaemon } from "../../apps/cli/src/testing/runs";
 import { TcpProxy } from "../../apps/cli/src/testing/tcp-proxy";
 import { LOCAL_ACCOUNTS } from "../../apps/server/src/testing/agent-fixture";
 import { startTestServer, type TestServer } from "../../apps/server/src/testing/server";
@@ -199,3 +205,70 @@ describe("the Planner link (reference client) through a proxy", () => {
 function noticed(from: number): Promise<Record<string, unknown>> {
 	return eventually("the server dropping the link", () => linkClosures(from)[0], TIMEOUT_MS * 5);
 }
+
+describe("the machine link (a real `chopin run`) through a proxy", () => {
+	let s: RunSetup;
+	let daemon: CliProcess;
+	beforeAll(async () => {
+		s = await setUpRuns({
+			agent: ["wait"],
+			proxy: true,
+			env: {
+				AGENT_CONNECTION_PING_MS: String(PING_MS),
+				AGENT_CONNECTION_TIMEOUT_MS: String(TIMEOUT_MS),
+				AGENT_CONNECTION_MAX_SILENCE_MS: String(TIMEOUT_MS),
+			},
+		});
+		daemon = startDaemon(s.h, {
+			CHOPIN_CONTROL_SILENCE_MS: String(TIMEOUT_MS),
+			CHOPIN_CONTROL_HANDSHAKE_MS: String(TIMEOUT_MS),
+		});
+		await eventually("the machine online", () => s.machines.online(s.machineId));
+	});
+	afterAll(async () => {
+		daemon?.kill("SIGINT");
+		expect(await daemon?.exited).toBe(0);
+		await killCliProcesses();
+		await s?.close();
+	});
+
+	for (const fault of FAULTS) {
+		test(
+			`${fault}: noticed on both ends within the timeouts, reconnected; a Stop pressed around it reaches the daemon once and stops the run`,
+			counts.guard(async () => {
+				const log = () => readLog(s.h.paths.logFile);
+				const { id } = await s.start("build", `Wait through a ${fault}.`);
+				await eventually("the agent waiting", async () =>
+					(await s.logLines(id)).includes("waiting for .continue"),
+				);
+				const received = () => log().filter((l) => l.msg === "run-control received" && l.run === id);
+				const downs = log().filter((l) => l.msg === "control channel down").length;
+				const attempts = s.proxy!.accepted;
+
+				inject(s.proxy!, fault);
+				expect((await s.act(id, "stop")).status).toBeLessThan(300);
+				if (fault !== "delay") {
+					// The daemon notices (at once for a cut, after CHOPIN_CONTROL_SILENCE_MS otherwise), and the server.
+					await eventually(
+						"the daemon noticing",
+						() => log().filter((l) => l.msg === "control channel down").length > downs,
+						TIMEOUT_MS * 5,
+					);
+					await eventually("the server noticing", () => !s.machines.online(s.machineId), TIMEOUT_MS * 5);
+				}
+				heal(s.proxy!, fault);
+				await s.until(id, "stopped", 15_000);
+				await eventually("the machine online again", () => s.machines.online(s.machineId));
+				// Settled: the machine answered, so nothing is owed and nothing more will come.
+				await eventually(
+					"the stop confirmed",
+					async () => ((await s.view(id)).control as { state?: string } | null)?.state === "confirmed",
+				);
+				expect(received()).toHaveLength(1);
+				expect(received()[0]).toMatchObject({ action: "stop" });
+				counts.add("daemon reconnections", s.proxy!.accepted - attempts);
+			}),
+			30_000,
+		);
+	}
+});
