@@ -106,6 +106,8 @@ export async function attachPlanner(options: {
 					await reconnectAgent(connectOptions, closed, {
 						backoff: FAST(),
 						signal: abort.signal,
+						// Through refusals too (a restarted server wants the owner's browser back first): the test
+						// decides when the link may come back, and detaches to end it.
 						shouldRetry: () => !closing,
 					}),
 				);
