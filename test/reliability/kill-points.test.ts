@@ -231,9 +231,13 @@ describe("the server process, killed with SIGKILL", () => {
 			await eventually(
 				"the last reply done",
 				() =>
-					inspectStore(dir, (db) =>
-						db.query("SELECT COUNT(*) AS n FROM chat_messages WHERE status = 'streaming'").get(),
-					)?.n === 0,
+					inspectStore(
+						dir,
+						(db) =>
+							db.query("SELECT COUNT(*) AS n FROM chat_messages WHERE status = 'streaming'").get() as {
+								n: number;
+							},
+					).n === 0,
 			);
 			inspectStore(dir, (db) => {
 				expect(integrity(db)).toBe("ok");
