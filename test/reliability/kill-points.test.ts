@@ -3,11 +3,18 @@
 // observable sign (a file, a row, a log line), or, where it is too narrow, by a bounded loop of kills at random
 // short delays. Afterwards the store is consistent (integrity_check, the rows expected), credentials still work,
 // locks are recovered, and token files are never half-written.
-import { afterAll, afterEach, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { eventually } from "../../apps/cli/src/testing/cli-process";
+import { dirname, join } from "node:path";
+import {
+	type CliProcess,
+	eventually,
+	killCliProcesses,
+	readLog,
+} from "../../apps/cli/src/testing/cli-process";
+import { HAS_BWRAP } from "../../apps/cli/src/testing/isolation";
+import { processesMatching, type RunSetup, setUpRuns, startDaemon } from "../../apps/cli/src/testing/runs";
 import { MIGRATIONS } from "../../apps/server/src/store/migrations/index";
 import { LOCAL_ACCOUNTS } from "../../apps/server/src/testing/agent-fixture";
 import {
@@ -39,6 +46,18 @@ const SERVER_ENV = {
 	AGENT_CONNECTION_TIMEOUT_MS: "3000",
 	AGENT_CONNECTION_MAX_SILENCE_MS: "3000",
 };
+const TOKEN_FILE_MODULE = join(
+	import.meta.dir,
+	"..",
+	"..",
+	"apps",
+	"cli",
+	"src",
+	"planners",
+	"token-file.ts",
+);
+/** Padding of the written tokens (bytes): a torn write of this much would be seen. */
+const TOKEN_PAD = 256 * 1024;
 const ALICE = LOCAL_ACCOUNTS.users.find((u) => u.login === "alice")!.token;
 
 const dirs: string[] = [];
@@ -269,5 +288,163 @@ describe("the server process, killed with SIGKILL", () => {
 
 	test.todo(
 		"after a crash, an answer to a Decision whose asker's link died with the process reaches the Planner once, as a turn of its own (spec: Resuming; today it is stored and goes nowhere)",
+	);
+});
+
+/** A run's processes whose command line matches: found by the CHOPIN_RUN in their environment (this run's alone). */
+function processesOfRun(run: string, pattern: RegExp): number[] {
+	return processesMatching(pattern)
+		.filter((p) => {
+			try {
+				return readFileSync(`/proc/${p.pid}/environ`, "utf8").split("\0").includes(`CHOPIN_RUN=${run}`);
+			} catch {
+				return false;
+			}
+		})
+		.map((p) => p.pid);
+}
+
+describe("the daemon and a backend, killed with SIGKILL", () => {
+	let s: RunSetup;
+	beforeAll(async () => {
+		s = await setUpRuns({ agent: ["wait"] });
+	});
+	afterAll(async () => {
+		await killCliProcesses();
+		await s?.close();
+	});
+
+	/** A daemon that must come up: its lock taken, its credential welcomed. */
+	async function daemonUp(): Promise<CliProcess> {
+		const daemon = startDaemon(s.h);
+		await eventually("it connected", () => /Connected to /.test(daemon.stderr() + daemon.stdout()));
+		await eventually("the machine online", () => s.machines.online(s.machineId));
+		return daemon;
+	}
+
+	test(
+		"the daemon mid-launch (the backend starting): a new daemon takes the lock, reconnects with the same credential, and the run is lost, not half-held",
+		counts.guard(async () => {
+			const credential = readFileSync(join(s.h.paths.stateDir, "credential.json"), "utf8");
+			let daemon = await daemonUp();
+			// The point is a window (workspace, then the agent's launch): a bounded number of kills at random
+			// short delays after the daemon logs the start.
+			for (let i = 0; i < 2; i++) {
+				const { id } = await s.start("build", `Launch ${i}.`);
+				await eventually("the start logged", () =>
+					readLog(s.h.paths.logFile).some((l) => l.run === id && String(l.msg).startsWith("starting the")),
+				);
+				await Bun.sleep(Math.floor(Math.random() * 300));
+				daemon.kill("SIGKILL");
+				expect(await daemon.exited).toBe(137);
+				counts.fault();
+				daemon = await daemonUp();
+				// The hello lists nothing of it: lost, with its sentence, never offered again.
+				const lost = await s.until(id, "lost", 20_000);
+				expect(String(lost.reason)).toContain("no longer holds this run");
+				if (HAS_BWRAP) {
+					// --die-with-parent: nothing of the run outlives the daemon that launched it.
+					await eventually("nothing of the run left", () => processesOfRun(id, /acp-agent\.ts/).length === 0);
+				}
+			}
+			// Never paired again: the credential file is the one it had.
+			expect(readFileSync(join(s.h.paths.stateDir, "credential.json"), "utf8")).toBe(credential);
+			daemon.kill("SIGINT");
+			expect(await daemon.exited).toBe(0);
+		}),
+		60_000,
+	);
+
+	test(
+		"a backend mid-turn: the run ends failed with a sentence, the daemon keeps serving, and the next run starts",
+		counts.guard(async () => {
+			const daemon = await daemonUp();
+			const { id } = await s.start("build", "Be killed.");
+			await eventually("the agent waiting", async () =>
+				(await s.logLines(id)).includes("waiting for .continue"),
+			);
+			const agents = processesOfRun(id, /acp-agent\.ts wait/);
+			expect(agents.length).toBeGreaterThan(0);
+			for (const pid of agents) process.kill(pid, "SIGKILL");
+			counts.fault(agents.length);
+			const ended = await eventually(
+				"the run ended",
+				async () => {
+					const run = await s.view(id);
+					return run.live ? undefined : run;
+				},
+				20_000,
+			);
+			expect(ended.status).toBe("failed");
+			expect(String(ended.reason ?? "")).not.toBe("");
+			expect(s.machines.online(s.machineId)).toBe(true);
+			const next = await s.start("build", "After the kill.");
+			await eventually("the next agent waiting", async () =>
+				(await s.logLines(next.id)).includes("waiting for .continue"),
+			);
+			expect((await s.act(next.id, "stop")).status).toBeLessThan(300);
+			await s.until(next.id, "stopped", 20_000);
+			daemon.kill("SIGINT");
+			expect(await daemon.exited).toBe(0);
+		}),
+		60_000,
+	);
+});
+
+describe("the Planner token file, its writer killed with SIGKILL mid-rewrite", () => {
+	test(
+		"every moment a reader looks, the file holds one whole token (old or new), mode 0600; leftovers of a killed write go with the next",
+		counts.guard(async () => {
+			const dir = dataDir();
+			const file = join(dir, "tokens", "planner-token");
+			// The daemon's renewal rewrites the file with TokenFile.write; here a process does nothing else, as fast as
+			// it can, so a kill lands mid-write. Long tokens widen the window a torn write would show in.
+			const writer = `
+				import { TokenFile } from ${JSON.stringify(TOKEN_FILE_MODULE)};
+				const file = new TokenFile(process.env.TOKEN_PATH);
+				for (let n = 0; ; n++) file.write("chopin_p_" + String(n).padStart(12, "0") + "x".repeat(${TOKEN_PAD}));
+			`;
+			const whole = new RegExp(`^chopin_p_\\d{12}x{${TOKEN_PAD}}$`);
+			let reads = 0;
+			for (let i = 0; i < 6; i++) {
+				const child = Bun.spawn([process.execPath, "-e", writer], {
+					env: { PATH: process.env.PATH ?? "", TOKEN_PATH: file },
+					stdout: "ignore",
+					stderr: "pipe",
+				});
+				const deadline = Date.now() + 20 + Math.floor(Math.random() * 200);
+				// Read at every moment until the kill, and once more after it.
+				for (let killed = false; ; ) {
+					let text: string | undefined;
+					try {
+						text = readFileSync(file, "utf8");
+					} catch (error) {
+						if ((error as NodeJS.ErrnoException).code !== "ENOENT" || i > 0) throw error;
+					}
+					if (text !== undefined) {
+						reads += 1;
+						expect(text).toMatch(whole);
+					}
+					if (killed) break;
+					if (Date.now() > deadline && existsSync(file)) {
+						child.kill("SIGKILL");
+						await child.exited;
+						counts.fault();
+						killed = true;
+					} else await Bun.sleep(0);
+				}
+				expect(statSync(file).mode & 0o777).toBe(0o600);
+			}
+			// A write killed between its temp file and the rename leaves the temp file (0600, a token inside): the
+			// next write sweeps it.
+			for (const name of readdirSync(dirname(file))) {
+				expect(statSync(join(dirname(file), name)).mode & 0o777).toBe(0o600);
+			}
+			const { TokenFile } = await import(TOKEN_FILE_MODULE);
+			new TokenFile(file).write("chopin_p_last");
+			expect(readdirSync(dirname(file))).toEqual(["planner-token"]);
+			counts.add("token file reads", reads);
+		}),
+		60_000,
 	);
 });
