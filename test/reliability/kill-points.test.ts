@@ -105,6 +105,22 @@ function migrated(dir: string): boolean {
 	}
 }
 
+/** A server process on a fresh data dir that a test kills with SIGKILL and starts again (same port, same file). */
+async function crashableServer() {
+	const dir = dataDir();
+	const port = await freePort();
+	const box = { dir, server: await startServerProcess({ dataDir: dir, env: SERVER_ENV, port }) };
+	return Object.assign(box, {
+		/** kill -9, the store checked, and the server started again on it. */
+		async crash() {
+			await box.server.kill9();
+			counts.fault();
+			expectConsistent(dir);
+			box.server = await startServerProcess({ dataDir: dir, env: SERVER_ENV, port });
+		},
+	});
+}
+
 describe("the server process, killed with SIGKILL", () => {
 	test(
 		"mid-migration on a fresh SQLite file: started again, it completes, and the store is consistent",
@@ -133,24 +149,16 @@ describe("the server process, killed with SIGKILL", () => {
 	test(
 		"mid-pairing (started, then confirmed, claim pending): after each restart the pairing goes on, and the credential works",
 		counts.guard(async () => {
-			const dir = dataDir();
-			const port = await freePort();
-			let server = await startServerProcess({ dataDir: dir, env: SERVER_ENV, port });
-			const restart = async () => {
-				await server.kill9();
-				counts.fault();
-				expectConsistent(dir);
-				server = await startServerProcess({ dataDir: dir, env: SERVER_ENV, port });
-			};
-			const { jar } = await signInLocally(target(server), "alice");
-			const started = await cliRequest(target(server), "POST", "/api/connector/pairings", {
+			const c = await crashableServer();
+			const { jar } = await signInLocally(target(c.server), "alice");
+			const started = await cliRequest(target(c.server), "POST", "/api/connector/pairings", {
 				body: pairingStartBody(["acme/app"]),
 			});
 			expect(started.status).toBe(201);
 			const { id, secret, code } = (await started.json()) as { id: string; secret: string; code: string };
-			await restart();
+			await c.crash();
 			const confirmed = await pageRequest(
-				target(server),
+				target(c.server),
 				jar,
 				"POST",
 				`/api/connector/pairings/${id}/confirm`,
@@ -160,18 +168,18 @@ describe("the server process, killed with SIGKILL", () => {
 				},
 			);
 			expect(confirmed.status).toBe(200);
-			await restart();
-			const claimed = await cliRequest(target(server), "POST", `/api/connector/pairings/${id}/claim`, {
+			await c.crash();
+			const claimed = await cliRequest(target(c.server), "POST", `/api/connector/pairings/${id}/claim`, {
 				body: { secret },
 			});
 			expect(claimed.status).toBe(200);
 			const { credential } = (await claimed.json()) as { credential: string };
-			await restart();
+			await c.crash();
 			// The credential survives a crash too: the control channel welcomes it.
-			const { client, welcome } = await helloMachine(server.url, credential, ["acme/app"]);
+			const { client, welcome } = await helloMachine(c.server.url, credential, ["acme/app"]);
 			expect(welcome.machine).toMatchObject({ owner: "alice" });
 			client.close();
-			inspectStore(dir, (db) => {
+			inspectStore(c.dir, (db) => {
 				expect(db.query("SELECT COUNT(*) AS n FROM machine_pairings WHERE id = ?").get(id)).toEqual({ n: 1 });
 			});
 		}),
@@ -181,19 +189,17 @@ describe("the server process, killed with SIGKILL", () => {
 	test(
 		"mid-question and mid-turn: after the restart the store is consistent, the Planner attaches again with its token, and a new turn reaches it once",
 		counts.guard(async () => {
-			const dir = dataDir();
-			const port = await freePort();
-			let server = await startServerProcess({ dataDir: dir, env: SERVER_ENV, port });
-			const { jar } = await signInLocally(target(server), "alice");
-			const bob = (await signInLocally(target(server), "bob")).jar;
-			const created = await pageRequest(target(server), jar, "POST", "/api/documents", {
+			const c = await crashableServer();
+			const { jar } = await signInLocally(target(c.server), "alice");
+			const bob = (await signInLocally(target(c.server), "bob")).jar;
+			const created = await pageRequest(target(c.server), jar, "POST", "/api/documents", {
 				repository: "acme/app",
 				title: "Kill points",
 			});
 			expect(created.status).toBe(201);
 			const documentId = ((await created.json()) as { document: { id: string } }).document.id;
 			const planner = await attachPlanner({
-				url: server.url,
+				url: c.server.url,
 				token: ALICE,
 				document: documentId,
 				onTurn: async (session, prompt) => {
@@ -205,44 +211,38 @@ describe("the server process, killed with SIGKILL", () => {
 			});
 			open.push(planner);
 			const say = (who: CookieJar, body: string) =>
-				pageRequest(target(server), who, "POST", `/api/documents/${documentId}/messages`, { body });
+				pageRequest(target(c.server), who, "POST", `/api/documents/${documentId}/messages`, { body });
 			const decisions = async () =>
 				(
 					(await (
-						await pageRequest(target(server), jar, "GET", `/api/documents/${documentId}/decisions`)
+						await pageRequest(target(c.server), jar, "GET", `/api/documents/${documentId}/decisions`)
 					).json()) as {
 						decisions: { id: string; status: string }[];
 					}
 				).decisions;
 
 			const browserBack = async (who: CookieJar) => {
-				const res = await pageRequest(target(server), who, "GET", `/api/documents/${documentId}`);
+				const res = await pageRequest(target(c.server), who, "GET", `/api/documents/${documentId}`);
 				expect(res.status).toBe(200);
 			};
 
 			// Mid-question: the Decision is stored and open.
 			expect((await say(bob, "@chopin ask")).status).toBe(201);
 			await eventually("the Decision", async () => (await decisions()).length === 1);
-			await server.kill9();
-			counts.fault();
-			expectConsistent(dir);
-			server = await startServerProcess({ dataDir: dir, env: SERVER_ENV, port });
+			await c.crash();
 			// The owner's browser comes back (its cookie restores the sign-in), so the Planner may attach again.
 			await browserBack(jar);
 			await eventually("reattached after the crash", () => planner.attaches > 1);
 			expect(planner.ended).toBeUndefined();
 
 			// Mid-turn: the turn is at the Planner, the reply being written.
-			const bob2 = (await signInLocally(target(server), "bob")).jar;
+			const bob2 = (await signInLocally(target(c.server), "bob")).jar;
 			expect((await say(bob2, "@chopin long")).status).toBe(201);
 			await eventually("the turn at the Planner", () => planner.turns.some((p) => p.includes("long")));
-			await server.kill9();
-			counts.fault();
-			expectConsistent(dir);
-			server = await startServerProcess({ dataDir: dir, env: SERVER_ENV, port });
+			await c.crash();
 			await browserBack(jar);
 			await eventually("reattached after the second crash", () => planner.attaches > 2);
-			const bob3 = (await signInLocally(target(server), "bob")).jar;
+			const bob3 = (await signInLocally(target(c.server), "bob")).jar;
 			expect((await say(bob3, "@chopin after")).status).toBe(201);
 			await eventually("the turn after", () => planner.turns.some((p) => p.includes("after")));
 			expect(planner.turns.filter((p) => p.includes("long"))).toHaveLength(1);
@@ -251,14 +251,14 @@ describe("the server process, killed with SIGKILL", () => {
 				"the last reply done",
 				() =>
 					inspectStore(
-						dir,
+						c.dir,
 						(db) =>
 							db.query("SELECT COUNT(*) AS n FROM chat_messages WHERE status = 'streaming'").get() as {
 								n: number;
 							},
 					).n === 0,
 			);
-			inspectStore(dir, (db) => {
+			inspectStore(c.dir, (db) => {
 				expect(integrity(db)).toBe("ok");
 				const rows = db
 					.query("SELECT role, body, status, error FROM chat_messages WHERE document_id = ? ORDER BY seq")

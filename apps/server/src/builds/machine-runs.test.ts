@@ -15,6 +15,7 @@ import {
 	liveEvents,
 	readRun,
 	reconnect,
+	runningRun,
 	setupBuilds,
 	startRun,
 	sync,
@@ -199,11 +200,7 @@ describe("offers and claims", () => {
 describe("a machine that drops", () => {
 	test("its runs show machine-offline with offlineUntil, then continue paused when it is back; resume sends run-control", async () => {
 		s = await setupBuilds(clock, { env: { MACHINE_OFFLINE_GRACE_MS: "600000" } });
-		const { build } = await startRun(s);
-		await expectMessage(s.machine, "run-offer");
-		await claim(s.machine, build.id);
-		s.machine.send({ type: "run-status", run: build.id, status: "running" });
-		await sync(s, s.machine);
+		const build = await runningRun(s);
 		const events = liveEvents(s);
 		const droppedAt = clock.now();
 		await drop(s, s.machine);
@@ -277,11 +274,7 @@ describe("a machine that drops", () => {
 
 	test("a stop while the machine is away is held, shown, and sent after its next hello", async () => {
 		s = await setupBuilds(clock);
-		const { build } = await startRun(s);
-		await expectMessage(s.machine, "run-offer");
-		await claim(s.machine, build.id);
-		s.machine.send({ type: "run-status", run: build.id, status: "running" });
-		await sync(s, s.machine);
+		const build = await runningRun(s);
 		await drop(s, s.machine);
 		const stopped = await s.post(`/api/builds/${build.id}/stop`);
 		expect(((await stopped.json()) as { build: unknown }).build).toMatchObject({
@@ -310,11 +303,7 @@ describe("a machine that drops", () => {
 describe("controls", () => {
 	test("a control the machine does not answer within 10 s is unconfirmed, never done; a late answer settles it", async () => {
 		s = await setupBuilds(clock);
-		const { build } = await startRun(s);
-		await expectMessage(s.machine, "run-offer");
-		await claim(s.machine, build.id);
-		s.machine.send({ type: "run-status", run: build.id, status: "running" });
-		await sync(s, s.machine);
+		const build = await runningRun(s);
 		await s.post(`/api/builds/${build.id}/stop`);
 		const control = await expectMessage(s.machine, "run-control");
 		const events = liveEvents(s);
@@ -332,11 +321,7 @@ describe("controls", () => {
 
 	test("a stop sent on a connection that then dropped unanswered is sent again after the next hello, once", async () => {
 		s = await setupBuilds(clock);
-		const { build } = await startRun(s);
-		await expectMessage(s.machine, "run-offer");
-		await claim(s.machine, build.id);
-		s.machine.send({ type: "run-status", run: build.id, status: "running" });
-		await sync(s, s.machine);
+		const build = await runningRun(s);
 		await s.post(`/api/builds/${build.id}/stop`);
 		// Written into a socket the network then dropped: the machine never had it, or its answer was lost.
 		await expectMessage(s.machine, "run-control");
