@@ -127,7 +127,14 @@ describe("the Planner link (reference client) through a proxy", () => {
 
 				inject(proxy, fault);
 				// A cut is noticed at once (reset); the rest is sent before a silent link is noticed.
-				if (fault === "cut") await noticed(logged);
+				if (fault === "cut") {
+					await noticed(logged);
+					// The link's teardown withdraws its question after the close is logged: wait for that too.
+					await eventually(
+						"the question withdrawn",
+						async () => (await ctx.domain.decisions.get(decision.id)).status !== "open",
+					);
+				}
 				const answered = await ctx.domain.decisions
 					.answer(decision.id, { answer: { kind: "confirm", yes: true }, by: "bob" })
 					.then(
