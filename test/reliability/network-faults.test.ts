@@ -1,7 +1,8 @@
 // Network faults between real processes: a real server, the reference agent client (Planner side) and a real
 // daemon (`chopin run`, machine side), each through its own TcpProxy. For delay, hold, drop and cut then restore:
-// the link is noticed dead within its (shortened) timeout, it reattaches and resumes, and an answer to a Decision,
-// a Stop and a Chat turn sent around the fault each reach the far side exactly once (counted where they arrive).
+// the link is noticed dead within its (shortened) timeout and reattaches. Counted where they arrive: a Stop of a run
+// reaches the daemon exactly once; an answer, a Stop and a Chat turn sent to the Planner around the fault arrive at
+// most once, and what does not arrive is refused or failed visibly (the server does not resume Planner links yet).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import {
 	type CliProcess,
