@@ -161,6 +161,9 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 	stopHooks.push(connectMachinesToPlanner(machines, context.planner));
 	stopHooks.push(connectMachinesToBuilds(machines, builds));
 	internals.set(context, { stopHooks, ownsStore: !overrides.store });
+	// Before anything streams: replies a killed process left streaming fail, saying so.
+	const interrupted = await domain.chat.replies.failInterrupted();
+	if (interrupted > 0) log.info("replies left streaming by the last process failed", { count: interrupted });
 	// Once the context exists: the builds' settings read its config.
 	await builds.boot();
 	return context;

@@ -103,6 +103,11 @@ export class RunManager {
 				this.#claiming.delete(message.run);
 				return;
 			case "run-control":
+				// Logged as it arrives, so a repeat (or a control that never came) can be told from the log.
+				log.debug(
+					{ run: message.run, action: message.action, request: message.request },
+					"run-control received",
+				);
 				void this.#control(message);
 				return;
 		}

@@ -45,8 +45,10 @@ export async function setUpRuns(options: {
 	proxy?: boolean;
 	/** Planner settings that bear on runs (the sandbox). */
 	sandbox?: boolean;
+	/** The server's environment on top of the test defaults (shorter link timeouts, say). */
+	env?: Record<string, string>;
 }): Promise<RunSetup> {
-	const machines = await startMachineServer();
+	const machines = await startMachineServer({ env: options.env });
 	const h = await makeCliHome();
 	const { machineId } = await pairHome(machines, h);
 	const proxy = options.proxy

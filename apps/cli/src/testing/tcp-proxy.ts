@@ -1,4 +1,5 @@
-// A loopback TCP proxy that can fail like a network: blackhole() holds (stops forwarding without closing anything:
+// A loopback TCP proxy that can fail like a network: delay(ms) forwards every byte and close late, in order;
+// blackhole() holds (stops forwarding without closing anything:
 // bytes and closes wait, new connections are accepted and left pending, restore() delivers all of it at once); drop()
 // discards (bytes in either direction are thrown away, nothing is closed, new connections are accepted and never
 // reach the server, so what was sent meanwhile is lost for good, as behind a middlebox that eats packets); cut()
@@ -24,6 +25,9 @@ export class TcpProxy {
 	#stalled = false;
 	#dropping = false;
 	#refusing = false;
+	#delayMs = 0;
+	readonly #late: { due: number; what: () => void }[] = [];
+	#lateTimer: ReturnType<typeof setTimeout> | undefined;
 	/** Connections accepted so far (each is one attempt of the client's). */
 	accepted = 0;
 
@@ -65,6 +69,36 @@ export class TcpProxy {
 		}
 	}
 
+	/**
+	 * Forwards every chunk and end ms late from now on (0: at once again), in order in each direction:
+	 * a slow link, not a dead one. Holding, dropping and cutting still apply when a late chunk comes due.
+	 */
+	delay(ms: number): void {
+		this.#delayMs = ms;
+	}
+
+	/** Runs what arrived now after the current delay, never before what arrived earlier (one queue, in order). */
+	#later(what: () => void): void {
+		if (this.#delayMs <= 0 && this.#late.length === 0) {
+			what();
+			return;
+		}
+		this.#late.push({ due: Date.now() + this.#delayMs, what });
+		this.#schedule();
+	}
+
+	#schedule(): void {
+		if (this.#lateTimer || this.#late.length === 0) return;
+		this.#lateTimer = setTimeout(
+			() => {
+				this.#lateTimer = undefined;
+				while (this.#late.length && this.#late[0]!.due <= Date.now()) this.#late.shift()!.what();
+				this.#schedule();
+			},
+			Math.max(0, this.#late[0]!.due - Date.now()),
+		);
+	}
+
 	/** New connections are reset at once, as by a host with nothing listening, until restore(). */
 	refuse(): void {
 		this.#refusing = true;
@@ -94,6 +128,8 @@ export class TcpProxy {
 	}
 
 	async close(): Promise<void> {
+		clearTimeout(this.#lateTimer);
+		this.#late.length = 0;
 		for (const pair of this.#pairs) {
 			pair.client.destroy();
 			pair.upstream?.destroy();
@@ -117,20 +153,21 @@ export class TcpProxy {
 			upstreamEnded: false,
 		};
 		this.#pairs.add(pair);
-		client.on("data", (data: Buffer) => {
-			if (this.#dropping) return;
-			pair.toUpstream.push(data);
-			this.#flush(pair);
-		});
-		client.on("end", () => {
-			pair.clientEnded = true;
-			this.#flush(pair);
-		});
+		client.on("data", (data: Buffer) =>
+			this.#later(() => {
+				if (this.#dropping) return;
+				pair.toUpstream.push(data);
+				this.#flush(pair);
+			}),
+		);
+		const clientEnded = () =>
+			this.#later(() => {
+				pair.clientEnded = true;
+				this.#flush(pair);
+			});
+		client.on("end", clientEnded);
 		client.on("error", () => {});
-		client.on("close", () => {
-			pair.clientEnded = true;
-			this.#flush(pair);
-		});
+		client.on("close", clientEnded);
 		if (this.#dropping) pair.deadEnd = true;
 		else if (!this.#stalled) this.#open(pair);
 	}
@@ -139,15 +176,18 @@ export class TcpProxy {
 		const upstream = tcpConnect(this.#target.port, this.#target.host);
 		pair.upstream = upstream;
 		upstream.on("connect", () => this.#flush(pair));
-		upstream.on("data", (data: Buffer) => {
-			if (this.#dropping) return;
-			pair.toClient.push(data);
-			this.#flush(pair);
-		});
-		const ended = () => {
-			pair.upstreamEnded = true;
-			this.#flush(pair);
-		};
+		upstream.on("data", (data: Buffer) =>
+			this.#later(() => {
+				if (this.#dropping) return;
+				pair.toClient.push(data);
+				this.#flush(pair);
+			}),
+		);
+		const ended = () =>
+			this.#later(() => {
+				pair.upstreamEnded = true;
+				this.#flush(pair);
+			});
 		upstream.on("end", ended);
 		upstream.on("close", ended);
 		upstream.on("error", () => {});

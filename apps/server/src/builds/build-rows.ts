@@ -228,10 +228,11 @@ export async function liveForMachine(db: Db, machineId: string): Promise<Build[]
 	return rows.map(toBuild);
 }
 
-/** A machine's runs with a held stop or discard. */
+/** A machine's runs with a held stop or discard, or a control sent and not answered yet. */
 export async function heldForMachine(db: Db, machineId: string): Promise<Build[]> {
 	const rows = await db.many(
-		db.sql`SELECT * FROM builds WHERE machine_id = ${machineId} AND held_action IS NOT NULL ORDER BY created_at, id`,
+		db.sql`SELECT * FROM builds WHERE machine_id = ${machineId}
+			AND (held_action IS NOT NULL OR control_request IS NOT NULL) ORDER BY created_at, id`,
 		buildRowSchema,
 	);
 	return rows.map(toBuild);

@@ -94,8 +94,19 @@ export function discardRun(core: BuildsCore, id: string, by: string): Promise<vo
 }
 
 /**
- * After a hello: each held stop or discard goes to the machine when it still holds the run (the hello
- * listed it); one for a run it no longer holds is dropped.
+ * A stop or discard the machine never answered: sent on a connection that then went away (its answer, or the
+ * control itself, went down with it), so it is owed as a held one is. A repeat changes nothing on the machine.
+ */
+function owed(build: Build): "stop" | "discard" | null {
+	if (build.held) return build.held;
+	const control = build.control;
+	if (build.controlRequest === null || !control || control.action === "resume") return null;
+	return control.state === "sent" || control.state === "unconfirmed" ? control.action : null;
+}
+
+/**
+ * After a hello: each held stop or discard, and each one sent on an earlier connection and never answered, goes
+ * to the machine when it still holds the run (the hello listed it); one for a run it no longer holds is dropped.
  */
 export async function sendHeld(
 	core: BuildsCore,
@@ -105,10 +116,11 @@ export async function sendHeld(
 	for (const held of await heldForMachine(core.deps.store, machineId)) {
 		await core.serial(held.id, async () => {
 			const build = await getBuild(core.deps.store, held.id);
-			if (!build?.held) return;
+			const action = build && owed(build);
+			if (!build || !action) return;
 			const holds = listed.has(build.id) && (isClaimedLive(build.status) || build.discardedAt !== null);
 			if (holds) {
-				await deliver(core, build, build.held, build.control?.by ?? build.requestedBy);
+				await deliver(core, build, action, build.control?.by ?? build.requestedBy);
 			} else {
 				await saveControl(core.deps.store, build.id, {
 					held: null,

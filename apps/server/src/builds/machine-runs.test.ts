@@ -15,6 +15,7 @@ import {
 	liveEvents,
 	readRun,
 	reconnect,
+	runningRun,
 	setupBuilds,
 	startRun,
 	sync,
@@ -199,11 +200,7 @@ describe("offers and claims", () => {
 describe("a machine that drops", () => {
 	test("its runs show machine-offline with offlineUntil, then continue paused when it is back; resume sends run-control", async () => {
 		s = await setupBuilds(clock, { env: { MACHINE_OFFLINE_GRACE_MS: "600000" } });
-		const { build } = await startRun(s);
-		await expectMessage(s.machine, "run-offer");
-		await claim(s.machine, build.id);
-		s.machine.send({ type: "run-status", run: build.id, status: "running" });
-		await sync(s, s.machine);
+		const build = await runningRun(s);
 		const events = liveEvents(s);
 		const droppedAt = clock.now();
 		await drop(s, s.machine);
@@ -277,11 +274,7 @@ describe("a machine that drops", () => {
 
 	test("a stop while the machine is away is held, shown, and sent after its next hello", async () => {
 		s = await setupBuilds(clock);
-		const { build } = await startRun(s);
-		await expectMessage(s.machine, "run-offer");
-		await claim(s.machine, build.id);
-		s.machine.send({ type: "run-status", run: build.id, status: "running" });
-		await sync(s, s.machine);
+		const build = await runningRun(s);
 		await drop(s, s.machine);
 		const stopped = await s.post(`/api/builds/${build.id}/stop`);
 		expect(((await stopped.json()) as { build: unknown }).build).toMatchObject({
@@ -310,11 +303,7 @@ describe("a machine that drops", () => {
 describe("controls", () => {
 	test("a control the machine does not answer within 10 s is unconfirmed, never done; a late answer settles it", async () => {
 		s = await setupBuilds(clock);
-		const { build } = await startRun(s);
-		await expectMessage(s.machine, "run-offer");
-		await claim(s.machine, build.id);
-		s.machine.send({ type: "run-status", run: build.id, status: "running" });
-		await sync(s, s.machine);
+		const build = await runningRun(s);
 		await s.post(`/api/builds/${build.id}/stop`);
 		const control = await expectMessage(s.machine, "run-control");
 		const events = liveEvents(s);
@@ -328,6 +317,32 @@ describe("controls", () => {
 		s.machine.send({ type: "run-control-result", request: control.request, ok: false, message: "Not now." });
 		await sync(s, s.machine);
 		expect((await readRun(s, build.id)).control).toMatchObject({ state: "refused", message: "Not now." });
+	});
+
+	test("a stop sent on a connection that then dropped unanswered is sent again after the next hello, once", async () => {
+		s = await setupBuilds(clock);
+		const build = await runningRun(s);
+		await s.post(`/api/builds/${build.id}/stop`);
+		// Written into a socket the network then dropped: the machine never had it, or its answer was lost.
+		await expectMessage(s.machine, "run-control");
+		await drop(s, s.machine);
+		expect((await readRun(s, build.id)).control).toMatchObject({ action: "stop", state: "sent" });
+
+		const back = await reconnect(s, [held(build.id, "paused")]);
+		const control = await expectMessage(back, "run-control");
+		expect(control).toMatchObject({ run: build.id, action: "stop" });
+		back.send({ type: "run-control-result", request: control.request, ok: true });
+		back.send({ type: "run-status", run: build.id, status: "stopped", reason: "Stopped as @ana asked." });
+		await sync(s, back);
+		expect(await readRun(s, build.id)).toMatchObject({
+			status: "stopped",
+			control: { action: "stop", state: "confirmed" },
+		});
+		// Answered: a later hello sends nothing again.
+		await drop(s, back);
+		const again = await reconnect(s, [held(build.id, "stopped")]);
+		await sync(s, again);
+		expect(again.queued.filter((m) => m.type === "run-control")).toEqual([]);
 	});
 
 	test("a revoked machine's runs are lost", async () => {

@@ -9,6 +9,7 @@ import {
 	drop,
 	expectMessage,
 	readRun,
+	runningRun,
 	setupBuilds,
 	startRun,
 	sync,
@@ -180,11 +181,7 @@ describe("reading runs", () => {
 describe("stop, resume, discard", () => {
 	test("write access; resume only a paused run on an online machine; stopping an ended run changes nothing", async () => {
 		s = await setupBuilds(clock);
-		const { build } = await startRun(s);
-		await expectMessage(s.machine, "run-offer");
-		await claim(s.machine, build.id);
-		s.machine.send({ type: "run-status", run: build.id, status: "running" });
-		await sync(s, s.machine);
+		const build = await runningRun(s);
 		const { jar: ben } = await signInLocally(s.target, "ben");
 		for (const action of ["stop", "resume", "discard"]) {
 			const res = await s.post(`/api/builds/${build.id}/${action}`, undefined, ben);

@@ -4,6 +4,7 @@ import { DocumentImageService } from "../images/service";
 import { makePng } from "../images/test-images";
 import { describeStores } from "../store/testing";
 import { testDeps } from "../testing/domain";
+import { startTestServer } from "../testing/server";
 import { ChatError } from "./errors";
 import { ChatService } from "./messages";
 
@@ -197,4 +198,23 @@ describeStores("chat replies", (t) => {
 			expect((await rejected(attempt())).code).toBe("message-not-streaming");
 		}
 	});
+});
+
+test("a reply a process left streaming (it was killed mid-turn) is failed, with a sentence, when the next one starts", async () => {
+	await using server = await startTestServer({ env: { DEMO: "off" } });
+	const { chat, documents } = server.context.domain;
+	const doc = await documents.create({ repository: "a/b", title: "Doc", createdBy: "alice" });
+	const asked = await chat.post(doc.id, { author: "alice", body: "@chopin go" });
+	const reply = await chat.replies.start(doc.id, { replyTo: asked.message.id });
+	await chat.replies.appendDelta(reply.id, "Half a sentence");
+	// Nothing finishes it: as after a kill -9, the next process finds it streaming in the store.
+	await server.restart();
+	expect(await server.context.domain.chat.get(reply.id)).toMatchObject({
+		status: "failed",
+		body: "Half a sentence",
+		error: "Chopin restarted before this reply finished.",
+	});
+	// A reply of the new process streams as before.
+	const next = await server.context.domain.chat.replies.start(doc.id, { replyTo: asked.message.id });
+	expect(next.status).toBe("streaming");
 });

@@ -1,6 +1,7 @@
 // A Planner reply as it streams: created streaming, text appended delta by delta, Work details rows and the
 // images a turn made, then finished done or failed. Every change to one reply runs in order.
 import { cutToCodePoints } from "@chopin/agent-link";
+import { z } from "zod";
 import type { DomainDeps } from "../domain-deps";
 import { randomId } from "../ids";
 import type { DocumentImageService, StoredImage } from "../images/service";
@@ -11,6 +12,9 @@ import type { ChatImage, MessageView } from "./message-view";
 import { storeToolImages } from "./tool-image-store";
 import type { ResultState } from "./tool-results";
 import { shownToolInput, shownToolResult } from "./work-details";
+
+/** The error of a reply a killed or crashed process left streaming. */
+export const INTERRUPTED = "Chopin restarted before this reply finished.";
 
 /** A failure line is one note: at most 4000 characters, masked. */
 export const MAX_ERROR_CHARS = 4000;
@@ -223,6 +227,29 @@ export class ReplyService {
 				message: view,
 			});
 			return view;
+		});
+	}
+
+	/**
+	 * At start-up: a reply still streaming in the store was left by a process that ended without finishing it
+	 * (killed, or crashed), since one process serves a store. Nobody will finish it, so it fails with a sentence
+	 * instead of showing the Planner typing for ever; its calls still running fail as finish() fails them.
+	 */
+	async failInterrupted(): Promise<number> {
+		const now = this.deps.clock.now();
+		return this.deps.store.transaction(async (tx) => {
+			const rows = await tx.many(
+				tx.sql`SELECT id FROM chat_messages WHERE status = 'streaming'`,
+				z.object({ id: z.string() }),
+			);
+			if (rows.length === 0) return 0;
+			const ids = rows.map((row) => row.id);
+			await tx.sql`UPDATE chat_tool_calls SET status = 'failed', error_label = 'Stopped',
+				error_message = 'The turn ended before this call finished.', ended_at = ${now}
+				WHERE message_id IN ${tx.sql(ids)} AND status = 'running'`;
+			await tx.sql`UPDATE chat_messages SET status = 'failed', error = ${INTERRUPTED}, updated_at = ${now}
+				WHERE id IN ${tx.sql(ids)}`;
+			return ids.length;
 		});
 	}
 

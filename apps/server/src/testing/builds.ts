@@ -187,6 +187,16 @@ export async function claim(client: MachineClient, runId: string): Promise<strin
 	return claimed.token;
 }
 
+/** A run started on the page, offered, claimed by the setup's machine and reported running. */
+export async function runningRun(s: BuildsSetup): Promise<BuildView> {
+	const { build } = await startRun(s);
+	await expectMessage(s.machine, "run-offer");
+	await claim(s.machine, build.id);
+	s.machine.send({ type: "run-status", run: build.id, status: "running" });
+	await sync(s, s.machine);
+	return build;
+}
+
 /** The document's live events from now on. */
 export function liveEvents(s: BuildsSetup): LiveEvent[] {
 	const seen: LiveEvent[] = [];
