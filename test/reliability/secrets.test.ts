@@ -13,12 +13,15 @@ import {
 	runCliProcess,
 	spawnCli,
 } from "../../apps/cli/src/testing/cli-process";
+import { git } from "../../apps/cli/src/testing/git";
 import {
 	type CliHome,
 	type MachineServer,
 	makeCliHome,
 	startMachineServer,
 } from "../../apps/cli/src/testing/machine-server";
+import { ACP_AGENT } from "../../apps/cli/src/testing/runs";
+import { pageRequest } from "../../apps/server/src/testing/machines";
 import { ManualClock } from "../../packages/agent-link/src/clock";
 import { databasesAmong, filesUnder, maskToken, type Source, searchSources } from "./support/secrets-sweep";
 
@@ -56,6 +59,8 @@ test("no token issued in a realistic run is anywhere outside its 0600 file, in a
 			clock,
 			env: {
 				LOCAL_PLANNER_CREDENTIALS: "on",
+				// The run's end is told to the Planner, which this backend never attaches: do not hold that request.
+				PLANNER_CONNECT_WAIT_MS: "0",
 				AGENT_CONNECTION_TIMEOUT_MS: "3000000",
 				AGENT_CONNECTION_MAX_SILENCE_MS: "3600000",
 			},
@@ -89,8 +94,11 @@ test("no token issued in a realistic run is anywhere outside its 0600 file, in a
 			createdBy: "ana",
 		});
 		const config = loadMachineConfig(h.paths)!;
+		const runTokenFile = join(h.root, "run-token");
 		saveMachineConfig(h.paths, {
 			...config,
+			// A careless coding agent for runs too: it writes its run credential to a 0600 file and prints it.
+			acpCommand: [process.execPath, ACP_AGENT, "leak", runTokenFile],
 			planner: {
 				command: [BACKEND],
 				env: {},
@@ -125,6 +133,32 @@ test("no token issued in a realistic run is anywhere outside its 0600 file, in a
 			readFileSync(h.paths.logFile, "utf8").includes("token file now holds"),
 		);
 
+		// A run (an investigation) whose agent is handed a chopin_r_ credential.
+		const page = (method: string, path: string, body?: unknown) =>
+			pageRequest(machines!.target, machines!.jar, method, path, body);
+		const base = await git(h.checkout, "rev-parse", "HEAD");
+		const started = await page("POST", `/api/documents/${document.id}/builds`, {
+			kind: "investigation",
+			brief: "Find out what the plan needs.",
+			base,
+		});
+		expect(started.status).toBe(201);
+		const run = ((await started.json()) as { build: { id: string } }).build;
+		await eventually(
+			"the run succeeded",
+			async () => {
+				const res = await page("GET", `/api/builds/${run.id}`);
+				const { build } = (await res.json()) as { build: { status: string } };
+				if (build.status === "failed") throw new Error(`the run failed: ${JSON.stringify(build)}`);
+				return build.status === "succeeded";
+			},
+			60_000,
+		);
+		expect(statSync(runTokenFile).mode & 0o777).toBe(0o600);
+		const runToken = readFileSync(runTokenFile, "utf8");
+		expect(runToken).toMatch(/^chopin_r_/);
+		tokens.add(runToken);
+
 		const status = await runCliProcess(["status", "--json"], h.env);
 		outputs.push({ name: "chopin status stdout", text: status.stdout });
 		outputs.push({ name: "chopin status stderr", text: status.stderr });
@@ -136,7 +170,7 @@ test("no token issued in a realistic run is anywhere outside its 0600 file, in a
 
 		// Everything written: the CLI home (state, config, logs, checkout) but the 0600 credential file, the
 		// server's data dir and each table of its database, its log, and every captured output.
-		const cliFiles = filesUnder([h.root], new Set([h.paths.credentialFile]));
+		const cliFiles = filesUnder([h.root], new Set([h.paths.credentialFile, runTokenFile]));
 		const serverFiles = filesUnder([String(machines.server.env.DATA_DIR)]);
 		const sources = [
 			...cliFiles,
@@ -156,12 +190,12 @@ test("no token issued in a realistic run is anywhere outside its 0600 file, in a
 		expect(readFileSync(h.paths.logFile, "utf8")).toContain("token from env");
 		expect(databasesAmong(serverFiles).length).toBeGreaterThan(5);
 		expect(hits).toEqual([]);
-		expect([...tokens].map(maskToken).length).toBeGreaterThanOrEqual(RENEWALS + 3);
+		expect([...tokens].map(maskToken).length).toBeGreaterThanOrEqual(RENEWALS + 4);
 	} finally {
 		clearInterval(ticking);
 	}
 }, 120_000);
 
 test.todo(
-	"a backend that prints its token base64- or URL-encoded has it masked in the daemon's log (issue 16 item 5)",
+	"a backend or a run's agent that prints its token base64-encoded has it masked in the daemon's log and the run log (issue 16 item 5)",
 );
