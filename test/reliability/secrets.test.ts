@@ -158,6 +158,9 @@ test("no token issued in a realistic run is anywhere outside its 0600 file, in a
 		const runToken = readFileSync(runTokenFile, "utf8");
 		expect(runToken).toMatch(/^chopin_r_/);
 		tokens.add(runToken);
+		// The agent's leak reached the run log, masked: the path the sweep checks was really taken.
+		const runLog = await (await page("GET", `/api/builds/${run.id}/log`)).text();
+		expect(runLog).toContain("my run token is [redacted]");
 
 		const status = await runCliProcess(["status", "--json"], h.env);
 		outputs.push({ name: "chopin status stdout", text: status.stdout });
