@@ -19,18 +19,18 @@ import {
 } from "../../packages/agent-link/src/machine/schemas";
 import { questionSchema } from "../../packages/agent-link/src/schemas/questions";
 import { questions } from "../../packages/agent-link/src/testing/examples";
+import { expectAftermath, newTally, tryCases } from "./support/cases";
 import { documentedCodes } from "./support/documented";
-import { heapMiB, settledHeap } from "./support/memory";
+import { settledHeap } from "./support/memory";
 import { junkValues, mutationsOf, plantedStrings, strangeStrings } from "./support/mutations";
 import { realLookingToken, searchSources } from "./support/secrets-sweep";
 import { arbitraryFor, type ZodLike } from "./support/zod-arbitrary";
 
 const CASES = Number(process.env.RELIABILITY_HTTP_CASES ?? 5500);
-const SEED = Number(process.env.RELIABILITY_SEED ?? 16);
 const planted = [realLookingToken("chopin_m_"), realLookingToken("chopin_p_"), realLookingToken("chopin_r_")];
 const plant = plantedStrings(planted);
 
-const counts = { tried: 0, accepted: 0, refused: 0, failures: 0 };
+const counts = newTally();
 const statuses = new Map<number, number>();
 let server: TestServer;
 let jar: CookieJar;
@@ -235,28 +235,17 @@ function judge(res: Response, text: string): string | undefined {
 
 test("the pairing, connector and page APIs answer hostile requests with documented codes, never 500", async () => {
 	const base = await settledHeap();
-	await fc.assert(
-		fc.asyncProperty(cases, async (c) => {
-			counts.tried++;
-			const res = await send(c);
-			const text = await res.text();
-			statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-			const problem = judge(res, text);
-			if (problem) {
-				counts.failures++;
-				throw new Error(
-					`${problem}: ${routes[c.route]!.method} ${routes[c.route]!.path} → ${text.slice(0, 300)}`,
-				);
-			}
-			if (res.status < 400) counts.accepted++;
-			else counts.refused++;
-		}),
-		{ numRuns: CASES, seed: SEED, endOnFailure: true },
-	);
+	await tryCases(cases, CASES, counts, async (c) => {
+		const res = await send(c);
+		const text = await res.text();
+		statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+		return {
+			refused: res.status >= 400,
+			problem: judge(res, text),
+			detail: () => `${routes[c.route]!.method} ${routes[c.route]!.path} → ${text}`,
+		};
+	});
 	const healthy = await fetch(new URL("/healthz", server.url));
 	expect(healthy.status).toBe(200);
-	const after = await settledHeap();
-	expect(heapMiB(after - base)).toBeLessThan(64);
-	const logs = [{ name: "server log", text: server.logs.map((line) => JSON.stringify(line)).join("\n") }];
-	expect(searchSources(planted, logs)).toEqual([]);
+	await expectAftermath(base, server.logs, planted);
 }, 120_000);
