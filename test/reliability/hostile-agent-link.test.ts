@@ -34,7 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
 	await fx?.close();
 	console.log(
-		`reliability/hostile-agent-link: ${counts.tried} inputs tried (${counts.accepted} accepted, ${counts.refused} answered with an error or refusal, ${reconnects} reconnects), ${counts.failures} failures`,
+		`reliability/hostile-agent-link: ${counts.tried} inputs tried (${counts.accepted} accepted, ${counts.refused} answered with an error or refusal, ${reconnects} reconnects), heap ${counts.heapMiB >= 0 ? "+" : ""}${counts.heapMiB.toFixed(1)} MiB after, ${counts.failures} failures`,
 	);
 });
 
@@ -162,7 +162,7 @@ test("every client message shape, generated and mutated, is accepted or answered
 	link = undefined;
 	// The server is still up and attaches as before.
 	await attachedLink();
-	await expectAftermath(base, fx.server.logs, planted);
+	counts.heapMiB = await expectAftermath(base, fx.server.logs, planted);
 }, 120_000);
 
 test.todo(

@@ -67,7 +67,7 @@ afterAll(async () => {
 	await server?.close();
 	const byStatus = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`);
 	console.log(
-		`reliability/hostile-http: ${counts.tried} inputs tried (${counts.accepted} accepted, ${counts.refused} refused; ${byStatus.join(" ")}), ${counts.failures} failures`,
+		`reliability/hostile-http: ${counts.tried} inputs tried (${counts.accepted} accepted, ${counts.refused} refused; ${byStatus.join(" ")}), heap ${counts.heapMiB >= 0 ? "+" : ""}${counts.heapMiB.toFixed(1)} MiB after, ${counts.failures} failures`,
 	);
 });
 
@@ -93,6 +93,9 @@ const routes: Route[] = [
 	{ method: "POST", path: "/api/connector/planner", schema: plannerCredentialRequestSchema },
 	{ method: "GET", path: "/api/connector/github-token" },
 	{ method: "GET", path: "/api/connector/ping" },
+	// The sockets' paths, asked without an upgrade (the upgrades themselves are the other hostile-* files').
+	{ method: "GET", path: "/api/v1/machine" },
+	{ method: "GET", path: "/api/v1/agent" },
 	{
 		method: "POST",
 		path: "/auth/local/sign-in",
@@ -247,5 +250,5 @@ test("the pairing, connector and page APIs answer hostile requests with document
 	});
 	const healthy = await fetch(new URL("/healthz", server.url));
 	expect(healthy.status).toBe(200);
-	await expectAftermath(base, server.logs, planted);
+	counts.heapMiB = await expectAftermath(base, server.logs, planted);
 }, 120_000);

@@ -50,7 +50,7 @@ afterAll(async () => {
 	machine?.ws.terminate();
 	await server?.close();
 	console.log(
-		`reliability/hostile-machine: ${counts.tried} inputs tried (${counts.accepted} accepted, ${counts.refused} answered with an error or refusal, ${links.reconnects} reconnects, ${links.repaired} re-pairings), ${counts.failures} failures`,
+		`reliability/hostile-machine: ${counts.tried} inputs tried (${counts.accepted} accepted, ${counts.refused} answered with an error or refusal, ${links.reconnects} reconnects, ${links.repaired} re-pairings), heap ${counts.heapMiB >= 0 ? "+" : ""}${counts.heapMiB.toFixed(1)} MiB after, ${counts.failures} failures`,
 	);
 });
 
@@ -164,7 +164,7 @@ test("every control-channel message shape, generated and mutated, is accepted or
 	machine = undefined;
 	// Still serving: a hello is welcomed as before.
 	await welcomed();
-	await expectAftermath(base, server.logs, planted);
+	counts.heapMiB = await expectAftermath(base, server.logs, planted);
 	expect(server.logs.filter((line) => line.level === "error")).toEqual([]);
 }, 120_000);
 

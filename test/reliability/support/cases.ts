@@ -14,9 +14,11 @@ export interface Tally {
 	/** Answered with a documented error or refusal. */
 	refused: number;
 	failures: number;
+	/** The heap's growth over the cases, after a full collection (MiB). */
+	heapMiB: number;
 }
 
-export const newTally = (): Tally => ({ tried: 0, accepted: 0, refused: 0, failures: 0 });
+export const newTally = (): Tally => ({ tried: 0, accepted: 0, refused: 0, failures: 0, heapMiB: 0 });
 
 export interface Verdict {
 	refused: boolean;
@@ -62,10 +64,18 @@ export function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promi
 	]).finally(() => clearTimeout(timer));
 }
 
-/** After the cases: the heap is back within 64 MiB of `base`, and the server's log holds no planted token. */
-export async function expectAftermath(base: number, logs: Record<string, unknown>[], planted: string[]) {
-	const after = await settledHeap();
-	expect(heapMiB(after - base)).toBeLessThan(64);
+/**
+ * After the cases: the heap is back within 64 MiB of `base`, and the server's log holds no planted token.
+ * Returns the heap's growth in MiB, for the count line.
+ */
+export async function expectAftermath(
+	base: number,
+	logs: Record<string, unknown>[],
+	planted: string[],
+): Promise<number> {
+	const grown = heapMiB((await settledHeap()) - base);
+	expect(grown).toBeLessThan(64);
 	const text = logs.map((line) => JSON.stringify(line)).join("\n");
 	expect(searchSources(planted, [{ name: "server log", text }])).toEqual([]);
+	return grown;
 }
