@@ -4,18 +4,19 @@
 // 1011, never a dropped socket; no answer echoes a credential the input carried; memory returns to baseline.
 import { afterAll, beforeAll, test } from "bun:test";
 import fc from "fast-check";
-import { AgentFixture } from "../../apps/server/src/testing/agent-fixture";
+import { AgentFixture, PUBLIC_URL } from "../../apps/server/src/testing/agent-fixture";
 import type { AgentSocket } from "../../apps/server/src/testing/agent-socket";
 import { clientMessageSchema } from "../../packages/agent-link/src/schemas/client-messages";
 import { clientMessages } from "../../packages/agent-link/src/testing/examples";
 import { expectAftermath, newTally, tryCases, within } from "./support/cases";
-import { agentLinkBareCloses, agentLinkCodes } from "./support/documented";
+import { agentLinkBareCloses, agentLinkCodes, documentedCodes } from "./support/documented";
 import { settledHeap } from "./support/memory";
 import { brokenFrames, mutationsOf, plantedStrings } from "./support/mutations";
 import { realLookingToken, searchSources } from "./support/secrets-sweep";
 import { arbitraryFor } from "./support/zod-arbitrary";
 
-const CASES = Number(process.env.RELIABILITY_AGENT_CASES ?? 3000);
+const CASES = Number(process.env.RELIABILITY_AGENT_CASES ?? 2700);
+const UPGRADES = Number(process.env.RELIABILITY_AGENT_UPGRADES ?? 300);
 const planted = [realLookingToken("chopin_m_"), realLookingToken("chopin_p_"), realLookingToken("chopin_r_")];
 const plant = plantedStrings(planted);
 
@@ -164,6 +165,55 @@ test("every client message shape, generated and mutated, is accepted or answered
 	await attachedLink();
 	counts.heapMiB = await expectAftermath(base, fx.server.logs, planted);
 }, 120_000);
+
+const headerText = fc.stringMatching(/^[\x21-\x7e][\x20-\x7e]{0,80}$/);
+const upgrades = fc.record({
+	token: fc.oneof(fc.constant("alice"), fc.constant(null), plant, headerText),
+	protocols: fc.oneof(
+		fc.constantFrom(
+			undefined,
+			null,
+			"chopin.agent.v1",
+			"chopin.agent.v2, chopin.agent.v1",
+			"chopin.machine.v1",
+		),
+		headerText,
+	),
+	origin: fc.option(fc.oneof(fc.constantFrom(PUBLIC_URL, "https://evil.example", "null"), headerText), {
+		nil: undefined,
+	}),
+	features: fc.option(
+		fc.oneof(fc.constantFrom("run-stage-deltas", "run-stage-deltas, x", ""), headerText, plant),
+		{
+			nil: undefined,
+		},
+	),
+});
+
+test("the upgrade with hostile headers is 101 or a refusal docs/errors.md lists", async () => {
+	await tryCases(upgrades, UPGRADES, counts, async (u) => {
+		const answer = await within(
+			fx.open({
+				...(u.token === "alice" ? { login: "alice" } : { token: u.token }),
+				protocols: u.protocols,
+				origin: u.origin,
+				features: u.features,
+			}),
+			"the upgrade's answer",
+		);
+		answer.socket?.terminate();
+		const headers = [...answer.headers].map(([k, v]) => `${k}: ${v}`).join("\n");
+		let problem: string | undefined;
+		if (searchSources(planted, [{ name: "answer", text: `${headers}\n${answer.body}` }]).length)
+			problem = "the refusal echoes a planted credential";
+		else if (answer.status >= 500 && answer.status !== 503) problem = `answered ${answer.status}`;
+		else if (answer.status !== 101) {
+			const code = (JSON.parse(answer.body || "{}") as { code?: string }).code;
+			if (!code || !documentedCodes.has(code)) problem = `code ${code} is not in docs/errors.md`;
+		}
+		return { refused: answer.status !== 101, problem, detail: () => `${answer.status} ${answer.body}` };
+	});
+});
 
 test.todo(
 	"a 9,000-deep array on the agent link is answered malformed-message, not closed 1011 (issue 16 item 4)",
