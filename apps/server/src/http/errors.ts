@@ -1,4 +1,5 @@
 // HttpError and the JSON error body every failed request gets: { code, message, hint? }.
+import { redactTokens } from "@chopin/agent-link/redact";
 import { jsonResponse } from "./responses";
 
 /** A refusal with a stable code (listed in docs/errors.md), one sentence, and maybe a hint. */
@@ -17,12 +18,16 @@ export class HttpError extends Error {
 		this.name = "HttpError";
 	}
 
+	/** Token shapes are masked: a message may quote what the request put in a path or field. */
 	toResponse(): Response {
+		const details = Object.fromEntries(
+			Object.entries(this.details ?? {}).map(([k, v]) => [k, typeof v === "string" ? redactTokens(v) : v]),
+		);
 		const body = {
 			code: this.code,
-			message: this.message,
-			...(this.hint && { hint: this.hint }),
-			...this.details,
+			message: redactTokens(this.message),
+			...(this.hint && { hint: redactTokens(this.hint) }),
+			...details,
 		};
 		return jsonResponse(body, { status: this.status, headers: this.headers });
 	}
