@@ -8,6 +8,7 @@ import { CliError } from "../program/errors";
 import { killFixtures, startFixture } from "../testing/child";
 import { makeTempDir } from "../testing/context";
 import { sampleDaemonStatus } from "../testing/daemon-status";
+import { asyncRefusal as refusal } from "../testing/refusal";
 import { type IpcHandler, type IpcRequest, type IpcServer, ipcRequest, listenIpc } from "./ipc";
 
 const dirs: string[] = [];
@@ -59,16 +60,6 @@ async function serve(socket: string, h: IpcHandler = handler): Promise<IpcServer
 	const server = await listenIpc({ socket, platform: "linux", handler: h });
 	servers.push(server);
 	return server;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<CliError> {
-	try {
-		await promise;
-	} catch (error) {
-		if (error instanceof CliError) return error;
-		throw error;
-	}
-	throw new Error("expected a CliError");
 }
 
 const clock = () => new ManualClock();

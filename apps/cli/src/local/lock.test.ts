@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CliError } from "../program/errors";
 import { killFixtures, startFixture } from "../testing/child";
 import { makeTempDir } from "../testing/context";
+import { asyncRefusal as refusal } from "../testing/refusal";
 import { checkoutLockHolder, type HeldLock, lockCheckout, lockDaemon } from "./lock";
 
 const dirs: string[] = [];
@@ -27,16 +27,6 @@ async function take(locksDir: string, checkout: string): Promise<HeldLock> {
 	const lock = await lockCheckout({ locksDir }, checkout);
 	held.push(lock);
 	return lock;
-}
-
-async function refusal(promise: Promise<unknown>): Promise<CliError> {
-	try {
-		await promise;
-	} catch (error) {
-		if (error instanceof CliError) return error;
-		throw error;
-	}
-	throw new Error("expected a CliError");
 }
 
 describe("checkout locks", () => {

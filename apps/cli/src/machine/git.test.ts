@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, realpathSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { execa } from "execa";
-import { CliError } from "../program/errors";
 import { makeTempDir } from "../testing/context";
 import { git, makeRepo } from "../testing/git";
+import { asyncRefusal as refusal } from "../testing/refusal";
 import { describeCheckout, findCheckoutRoot, gitEnv, parseRemoteUrl, sanitizeUrl } from "./git";
 
 // The developer's own git config (insteadOf rewrites, say) must not change what these tests see.
@@ -18,16 +18,6 @@ beforeAll(() => {
 	root = realpathSync(makeTempDir("chopin-git-test-"));
 });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
-
-async function refusal(promise: Promise<unknown>): Promise<CliError> {
-	try {
-		await promise;
-	} catch (error) {
-		if (error instanceof CliError) return error;
-		throw error;
-	}
-	throw new Error("expected a CliError");
-}
 
 describe("describeCheckout on real repositories", () => {
 	test("from a subdirectory: root, ssh origin, branch and HEAD", async () => {

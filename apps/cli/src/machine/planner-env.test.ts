@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { CliError } from "../program/errors";
 import { makeTempDir } from "../testing/context";
+import { refusal } from "../testing/refusal";
 import { readEnvFile } from "./planner-env";
 
 const dirs: string[] = [];
@@ -16,16 +16,6 @@ function file(text: string): string {
 	const path = join(dir, "planner.env");
 	writeFileSync(path, text, { mode: 0o600 });
 	return path;
-}
-
-function refusal(fn: () => unknown): CliError {
-	try {
-		fn();
-	} catch (error) {
-		if (error instanceof CliError) return error;
-		throw error;
-	}
-	throw new Error("expected a CliError");
 }
 
 describe("--env-file", () => {

@@ -1,16 +1,6 @@
 import { describe, expect, test } from "bun:test";
+import { refusal } from "../testing/refusal";
 import { plannerCommandFromEnv, splitCommandLine } from "./command-line";
-import { CliError } from "./errors";
-
-function refusal(fn: () => unknown): CliError {
-	try {
-		fn();
-	} catch (error) {
-		if (error instanceof CliError) return error;
-		throw error;
-	}
-	throw new Error("expected a CliError");
-}
 
 describe("splitCommandLine", () => {
 	test.each<[string, string[]]>([

@@ -286,19 +286,26 @@ describe("a machine that drops", () => {
 		const resume = await s.post(`/api/builds/${build.id}/resume`);
 		expect(resume.status).toBe(409);
 
-		const back = await reconnect(s, [held(build.id, "paused")]);
-		const control = await expectMessage(back, "run-control");
-		expect(control).toMatchObject({ run: build.id, action: "stop" });
-		back.send({ type: "run-control-result", request: control.request, ok: true });
-		back.send({ type: "run-status", run: build.id, status: "stopped", reason: "Stopped as @ana asked." });
-		await sync(s, back);
-		expect(await readRun(s, build.id)).toMatchObject({
-			status: "stopped",
-			reason: "Stopped as @ana asked.",
-			control: { action: "stop", state: "confirmed" },
-		});
+		await stopConfirmedAfterReconnect(build.id);
 	});
 });
+
+/** The machine comes back with the run paused, is sent the held stop once, confirms it and reports the run stopped. */
+async function stopConfirmedAfterReconnect(run: string) {
+	if (!s) throw new Error("no builds set up");
+	const back = await reconnect(s, [held(run, "paused")]);
+	const control = await expectMessage(back, "run-control");
+	expect(control).toMatchObject({ run, action: "stop" });
+	back.send({ type: "run-control-result", request: control.request, ok: true });
+	back.send({ type: "run-status", run, status: "stopped", reason: "Stopped as @ana asked." });
+	await sync(s, back);
+	expect(await readRun(s, run)).toMatchObject({
+		status: "stopped",
+		reason: "Stopped as @ana asked.",
+		control: { action: "stop", state: "confirmed" },
+	});
+	return back;
+}
 
 describe("controls", () => {
 	test("a control the machine does not answer within 10 s is unconfirmed, never done; a late answer settles it", async () => {
@@ -328,16 +335,7 @@ describe("controls", () => {
 		await drop(s, s.machine);
 		expect((await readRun(s, build.id)).control).toMatchObject({ action: "stop", state: "sent" });
 
-		const back = await reconnect(s, [held(build.id, "paused")]);
-		const control = await expectMessage(back, "run-control");
-		expect(control).toMatchObject({ run: build.id, action: "stop" });
-		back.send({ type: "run-control-result", request: control.request, ok: true });
-		back.send({ type: "run-status", run: build.id, status: "stopped", reason: "Stopped as @ana asked." });
-		await sync(s, back);
-		expect(await readRun(s, build.id)).toMatchObject({
-			status: "stopped",
-			control: { action: "stop", state: "confirmed" },
-		});
+		const back = await stopConfirmedAfterReconnect(build.id);
 		// Answered: a later hello sends nothing again.
 		await drop(s, back);
 		const again = await reconnect(s, [held(build.id, "stopped")]);
