@@ -7,6 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { loadMachineConfig, saveMachineConfig } from "../../apps/cli/src/machine/machine-config";
 import {
 	type CliProcess,
 	eventually,
@@ -14,6 +15,7 @@ import {
 	readLog,
 } from "../../apps/cli/src/testing/cli-process";
 import { HAS_BWRAP } from "../../apps/cli/src/testing/isolation";
+import { makeCliHome, pairHome, startMachineServer } from "../../apps/cli/src/testing/machine-server";
 import { processesMatching, type RunSetup, setUpRuns, startDaemon } from "../../apps/cli/src/testing/runs";
 import { MIGRATIONS } from "../../apps/server/src/store/migrations/index";
 import { LOCAL_ACCOUNTS } from "../../apps/server/src/testing/agent-fixture";
@@ -24,6 +26,7 @@ import {
 	pairingStartBody,
 } from "../../apps/server/src/testing/machines";
 import { type CookieJar, signInLocally } from "../../apps/server/src/testing/sign-in";
+import { ManualClock } from "../../packages/agent-link/src/clock";
 import { countsFor } from "./support/counts";
 import { attachPlanner } from "./support/planner-link";
 import {
@@ -388,6 +391,104 @@ describe("the daemon and a backend, killed with SIGKILL", () => {
 			expect(await daemon.exited).toBe(0);
 		}),
 		60_000,
+	);
+});
+
+describe("the daemon killed with SIGKILL mid-renewal of its Planner's credential", () => {
+	test(
+		"the token file is always one whole token, 0600; a new daemon takes the lock, keeps its credential, and renews again",
+		counts.guard(async () => {
+			// The server's clock runs 10 minutes behind the real one, less 3 s: each 15-minute Planner credential is
+			// due for renewal (5 minutes before it ends, on the daemon's real clock) about 3 s after it was issued.
+			const clock = new ManualClock(Date.now() - 10 * 60_000 + 3_000);
+			let last = Date.now();
+			const ticking = setInterval(() => {
+				const now = Date.now();
+				void clock.advance(now - last);
+				last = now;
+			}, 50);
+			const machines = await startMachineServer({ clock, env: { LOCAL_PLANNER_CREDENTIALS: "on" } });
+			const h = await makeCliHome();
+			let reading = true;
+			try {
+				await pairHome(machines, h);
+				const document = await machines.server.context.domain.documents.create({
+					repository: "octo/score",
+					title: "Renewals",
+					createdBy: "ana",
+				});
+				const marker = `renewal-backend-${crypto.randomUUID()}`;
+				saveMachineConfig(h.paths, {
+					...loadMachineConfig(h.paths)!,
+					planner: {
+						command: ["sh", "-c", `trap 'exit 0' TERM; while :; do sleep 0.2 & wait $!; done # ${marker}`],
+						env: {},
+						documents: [{ document: document.id, checkout: h.checkout }],
+						sandbox: { enabled: false, write: [] },
+					},
+				});
+				const tokenFile = join(h.paths.stateDir, "tokens", document.id, "planner-token");
+				const credential = readFileSync(h.paths.credentialFile, "utf8");
+				// A reader that looks at every moment: never a torn, empty or world-readable token file.
+				const seen = new Set<string>();
+				let reads = 0;
+				const reader = (async () => {
+					while (reading) {
+						try {
+							const text = readFileSync(tokenFile, "utf8");
+							expect(text.trim()).toMatch(/^chopin_p_[A-Za-z0-9_-]{43}$/);
+							expect(statSync(tokenFile).mode & 0o777).toBe(0o600);
+							seen.add(text.trim());
+							reads++;
+						} catch (error) {
+							if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+						}
+						await Bun.sleep(1);
+					}
+				})();
+				const renewals = () =>
+					readLog(h.paths.logFile).filter((l) => String(l.msg).startsWith("renewed the")).length;
+				let daemon = startDaemon(h);
+				for (let i = 0; i < 3; i++) {
+					// Once it has renewed, the next renewal is about 3 s away: the kill lands at a random moment around it.
+					const before = renewals();
+					await eventually("a renewal", () => renewals() > before, 30_000);
+					await Bun.sleep(2_000 + Math.floor(Math.random() * 2_000));
+					daemon.kill("SIGKILL");
+					expect(await daemon.exited).toBe(137);
+					counts.fault();
+					const tokensBefore = seen.size;
+					daemon = startDaemon(h);
+					await eventually("it connected", () => /Connected to /.test(daemon.stderr() + daemon.stdout()));
+					// The killed daemon's backend goes (with it, or swept by the next one): one backend serves.
+					// (Counted by its shell: in a PID namespace, bwrap and the namespace's init carry the same words.)
+					await eventually(
+						"one backend left",
+						() =>
+							processesMatching(new RegExp(marker)).filter(
+								(p) => p.state !== "Z" && p.cmdline.startsWith("sh -c"),
+							).length <= 1,
+					);
+					// A new credential reaches the file: renewal goes on.
+					await eventually("a new token in the file", () => seen.size > tokensBefore, 30_000);
+				}
+				expect(readFileSync(h.paths.credentialFile, "utf8")).toBe(credential);
+				daemon.kill("SIGINT");
+				expect(await daemon.exited).toBe(0);
+				reading = false;
+				await reader;
+				counts.add("token file reads during renewals", reads);
+				// Nothing but the token file: a write killed before its rename left no temp file behind after the next.
+				expect(readdirSync(dirname(tokenFile)).filter((n) => n.startsWith("planner-token."))).toEqual([]);
+			} finally {
+				reading = false;
+				clearInterval(ticking);
+				await killCliProcesses();
+				await machines.server.close();
+				rmSync(h.root, { recursive: true, force: true });
+			}
+		}),
+		120_000,
 	);
 });
 
