@@ -98,13 +98,13 @@ export function scheduleGitHubRenewal(
 		expiresAt: number;
 		fetch(): Promise<GitHubToken | undefined>;
 		write(token: string): void;
-		secret(token: string): void;
+		secret(token: string, expiresAt: number): void;
 	},
 ): void {
 	renewals.schedule("GitHub token", options.expiresAt, GITHUB_RENEW_BEFORE_MS, async () => {
 		const token = await options.fetch();
 		if (!token) return undefined;
-		options.secret(token.token);
+		options.secret(token.token, token.expiresAt);
 		options.write(token.token);
 		return token.expiresAt;
 	});

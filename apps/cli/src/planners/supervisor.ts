@@ -237,11 +237,11 @@ export class PlannerSupervisor {
 	async #launch(): Promise<{ scope: Scope; startedAt: number }> {
 		const d = this.#d;
 		const credential = await d.plannerCredential(this.document.ref);
-		d.secrets.add(credential.token);
+		d.secrets.add(credential.token, credential.expiresAt);
 		this.document.id = credential.document.id;
 		this.#url = credential.document.url;
 		const github = await d.githubToken();
-		if (github) d.secrets.add(github.token);
+		if (github) d.secrets.add(github.token, github.expiresAt);
 		const id = credential.document.id;
 
 		const sandboxed = d.sandbox.kind !== "none";
@@ -351,7 +351,7 @@ export class PlannerSupervisor {
 		this.#renewals = renewals;
 		renewals.schedule("Planner credential", plannerExpiresAt, PLANNER_RENEW_BEFORE_MS, async () => {
 			const credential = await d.plannerCredential(this.document.ref);
-			d.secrets.add(credential.token);
+			d.secrets.add(credential.token, credential.expiresAt);
 			this.#files?.planner.write(credential.token);
 			return credential.expiresAt;
 		});
@@ -360,7 +360,7 @@ export class PlannerSupervisor {
 			expiresAt: githubExpiresAt,
 			fetch: () => d.githubToken(),
 			write: (token) => this.#files?.github.write(token),
-			secret: (token) => d.secrets.add(token),
+			secret: (token, expiresAt) => d.secrets.add(token, expiresAt),
 		});
 	}
 

@@ -228,7 +228,7 @@ function runParts(
 		async githubToken() {
 			const token = await api.githubToken(options.machineToken);
 			if (!token) return undefined;
-			ctx.secrets.add(token.token);
+			ctx.secrets.add(token.token, token.expiresAt);
 			githubFile.write(token.token);
 			renewals = new Renewals({
 				clock: ctx.clock,
@@ -240,7 +240,7 @@ function runParts(
 				expiresAt: token.expiresAt,
 				fetch: () => api.githubToken(options.machineToken),
 				write: (next) => githubFile.write(next),
-				secret: (next) => ctx.secrets.add(next),
+				secret: (next, expiresAt) => ctx.secrets.add(next, expiresAt),
 			});
 			return { token, file: githubFile.path };
 		},
