@@ -71,6 +71,18 @@ describe("a secret in the forms a program prints it in", () => {
 		expect(withToken(`t=${Buffer.from(token).toString("base64url")}`)).toBe(`t=${REDACTED}`);
 	});
 
+	test("percent-encoding beyond encodeURIComponent's: every character, or encoded twice; token shapes too", () => {
+		const token = `chopin_p_${"Q".repeat(20)}${"z9-_".repeat(6)}`;
+		const all = (text: string) =>
+			[...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`).join("");
+		expect(redact(`?t=${token.replaceAll("_", "%5F")}&n=1`)).toBe(`?t=${REDACTED}&n=1`);
+		expect(redact(`?t=${token.replaceAll("_", "%255F")} next`)).toBe(`?t=${REDACTED} next`);
+		expect(redact(`/x/${all(token)}/y`)).toBe(`/x/${REDACTED}/y`);
+		expect(masked(`v=${all(secret)}`)).toBe(`v=${REDACTED}`);
+		// A percent sign in prose, or an encoded value that is no secret, stays.
+		expect(redact("100% sure; 50%5F off; %zz; a%20b")).toBe("100% sure; 50%5F off; %zz; a%20b");
+	});
+
 	test("ordinary text with short base64 runs is left alone", () => {
 		expect(redact("the build passed in 42 s; see /var/log/x and dXNlcg==")).toBe(
 			"the build passed in 42 s; see /var/log/x and dXNlcg==",

@@ -14,17 +14,88 @@ export const TOKEN_PATTERNS: readonly RegExp[] = [
 	/\bBearer\s+(?!(?:tokens?|credentials?|auth(?:entication|orization)?|header|scheme)\b)[A-Za-z0-9._~+/=-]+/gi,
 ];
 
-/** Masks token shapes in text. */
+/** Masks token shapes in text, also percent-encoded (see maskPercentEncoded). */
 export function redactTokens(text: string): string {
+	return redactTokensAndSecrets(text, []);
+}
+
+function redactTokensAndSecrets(text: string, secrets: readonly string[]): string {
+	const decoded = text.includes("%") ? maskPercentEncoded(text, secrets) : text;
 	// Every shape but a Bearer header has an underscore: most lines have neither, and skip the patterns.
 	// A string test, not /bearer/i: the first regular expression a process runs costs it ~0.2 ms.
-	if (!text.includes("_") && !text.toLowerCase().includes("bearer")) return text;
-	let out = text;
+	if (!decoded.includes("_") && !decoded.toLowerCase().includes("bearer")) return decoded;
+	let out = decoded;
 	for (const pattern of TOKEN_PATTERNS) {
 		out = out.replace(pattern, (match) => (/^bearer/i.test(match) ? `Bearer ${REDACTED}` : REDACTED));
 	}
 	return out;
 }
+
+/** The token shapes without their global flag, to test a decoded run (a Bearer header holds a space: not here). */
+const SHAPES_IN_A_RUN = TOKEN_PATTERNS.slice(0, 3).map((p) => new RegExp(p.source));
+
+/**
+ * Percent-encoding beyond encodeURIComponent's (`chopin%5Fp%5F...`, `%2541` for `A` encoded twice): each run of URL
+ * characters holding a `%XX` is decoded (up to four times) and masked whole when it then holds a token shape or
+ * one of the secrets. One linear scan; a run is a query value or a path segment, so masking it whole hides little.
+ */
+function maskPercentEncoded(text: string, secrets: readonly string[]): string {
+	let out = "";
+	let last = 0;
+	let start = -1;
+	let percent = false;
+	const endRun = (end: number) => {
+		if (start >= 0 && percent) {
+			const decoded = percentDecode(text.slice(start, end));
+			if (SHAPES_IN_A_RUN.some((shape) => shape.test(decoded)) || secrets.some((s) => decoded.includes(s))) {
+				out += text.slice(last, start) + REDACTED;
+				last = end;
+			}
+		}
+		start = -1;
+		percent = false;
+	};
+	for (let i = 0; i < text.length; ) {
+		const c = text.charCodeAt(i);
+		if (c === 37 && isHex(text.charCodeAt(i + 1)) && isHex(text.charCodeAt(i + 2))) {
+			if (start < 0) start = i;
+			percent = true;
+			i += 3;
+		} else if (isUrlCharacter(c)) {
+			if (start < 0) start = i;
+			i++;
+		} else {
+			endRun(i);
+			i++;
+		}
+	}
+	endRun(text.length);
+	return out + text.slice(last);
+}
+
+function percentDecode(run: string): string {
+	let text = run;
+	for (let round = 0; round < 4 && text.includes("%"); round++) {
+		const next = text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+			String.fromCharCode(Number.parseInt(hex, 16)),
+		);
+		if (next === text) break;
+		text = next;
+	}
+	return text;
+}
+
+const isHex = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102);
+/** Letters, digits and the characters a token or an encoder leaves as they are: - . _ ~ + */
+const isUrlCharacter = (c: number) =>
+	(c >= 48 && c <= 57) ||
+	(c >= 65 && c <= 90) ||
+	(c >= 97 && c <= 122) ||
+	c === 45 ||
+	c === 46 ||
+	c === 95 ||
+	c === 126 ||
+	c === 43;
 
 /** Secrets shorter than this are never masked (see createRedactor); `chopin connect` warns about them. */
 export const MIN_SECRET_LENGTH = 4;
@@ -41,10 +112,11 @@ export function createRedactor(secrets: Iterable<string> = []): (text: string) =
 		for (const form of secretForms(secret)) forms.add(form);
 	}
 	const list = [...forms].sort((a, b) => b.length - a.length);
+	const raw = [...new Set(secrets)].filter((secret) => secret.length >= MIN_SECRET_LENGTH);
 	return (text) => {
 		let out = text;
 		for (const form of list) if (out.includes(form)) out = out.split(form).join(REDACTED);
-		return redactTokens(out);
+		return redactTokensAndSecrets(out, raw);
 	};
 }
 

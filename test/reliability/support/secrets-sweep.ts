@@ -57,6 +57,8 @@ export function tokenForms(token: string): Map<string, string> {
 /** Every occurrence of every token, in every form, in the sources. */
 export function searchSources(tokens: Iterable<string>, sources: Iterable<Source>): Hit[] {
 	const list = [...sources];
+	// Percent-encoding beyond encodeURIComponent's (`chopin%5Fp%5F...`, or encoded twice) is found by decoding.
+	const decoded = list.map((source) => (source.text.includes("%") ? percentDecoded(source.text) : undefined));
 	const hits: Hit[] = [];
 	for (const token of new Set(tokens)) {
 		for (const [form, needle] of tokenForms(token)) {
@@ -64,8 +66,26 @@ export function searchSources(tokens: Iterable<string>, sources: Iterable<Source
 				if (source.text.includes(needle)) hits.push({ token: maskToken(token), form, source: source.name });
 			}
 		}
+		list.forEach((source, i) => {
+			const text = decoded[i];
+			if (text?.includes(token) && !source.text.includes(token))
+				hits.push({ token: maskToken(token), form: "percent-encoded", source: source.name });
+		});
 	}
 	return hits;
+}
+
+/** Every %XX decoded, up to four times over (a value encoded twice or more). */
+function percentDecoded(text: string): string {
+	let out = text;
+	for (let round = 0; round < 4; round++) {
+		const next = out.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+			String.fromCharCode(Number.parseInt(hex, 16)),
+		);
+		if (next === out) break;
+		out = next;
+	}
+	return out;
 }
 
 /** Every regular file under the directories, read as text (latin1, so no byte sequence is lost), except `skip`. */
