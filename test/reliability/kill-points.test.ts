@@ -26,9 +26,9 @@ import {
 	pairingStartBody,
 } from "../../apps/server/src/testing/machines";
 import { type CookieJar, signInLocally } from "../../apps/server/src/testing/sign-in";
-import { ManualClock } from "../../packages/agent-link/src/clock";
 import { countsFor } from "./support/counts";
 import { attachPlanner } from "./support/planner-link";
+import { renewingServerClock } from "./support/renewing-clock";
 import {
 	freePort,
 	inspectStore,
@@ -398,15 +398,8 @@ describe("the daemon killed with SIGKILL mid-renewal of its Planner's credential
 	test(
 		"the token file is always one whole token, 0600; a new daemon takes the lock, keeps its credential, and renews again",
 		counts.guard(async () => {
-			// The server's clock runs 10 minutes behind the real one, less 3 s: each 15-minute Planner credential is
-			// due for renewal (5 minutes before it ends, on the daemon's real clock) about 3 s after it was issued.
-			const clock = new ManualClock(Date.now() - 10 * 60_000 + 3_000);
-			let last = Date.now();
-			const ticking = setInterval(() => {
-				const now = Date.now();
-				void clock.advance(now - last);
-				last = now;
-			}, 50);
+			// Renewals every 3 s: the server's clock 10 minutes behind the daemon's, less 3 s.
+			const { clock, stop: stopClock } = renewingServerClock(3_000);
 			const machines = await startMachineServer({ clock, env: { LOCAL_PLANNER_CREDENTIALS: "on" } });
 			const h = await makeCliHome();
 			let reading = true;
@@ -482,7 +475,7 @@ describe("the daemon killed with SIGKILL mid-renewal of its Planner's credential
 				expect(readdirSync(dirname(tokenFile)).filter((n) => n.startsWith("planner-token."))).toEqual([]);
 			} finally {
 				reading = false;
-				clearInterval(ticking);
+				stopClock();
 				await killCliProcesses();
 				await machines.server.close();
 				rmSync(h.root, { recursive: true, force: true });

@@ -22,7 +22,7 @@ import {
 } from "../../apps/cli/src/testing/machine-server";
 import { ACP_AGENT } from "../../apps/cli/src/testing/runs";
 import { pageRequest } from "../../apps/server/src/testing/machines";
-import { ManualClock } from "../../packages/agent-link/src/clock";
+import { renewingServerClock } from "./support/renewing-clock";
 import { databasesAmong, filesUnder, maskToken, type Source, searchSources } from "./support/secrets-sweep";
 
 const BACKEND = join(import.meta.dir, "support", "fixtures", "leaky-backend.sh");
@@ -45,15 +45,8 @@ afterAll(async () => {
 });
 
 test("no token issued in a realistic run is anywhere outside its 0600 file, in any form", async () => {
-	// The server's clock runs with the real one, 10 minutes behind less a few seconds, so the daemon (on the
-	// real clock) finds each Planner credential due for renewal a few seconds after it was issued.
-	const clock = new ManualClock(Date.now() - 10 * 60_000 + RENEW_EVERY_MS);
-	let last = Date.now();
-	const ticking = setInterval(() => {
-		const now = Date.now();
-		void clock.advance(now - last);
-		last = now;
-	}, 50);
+	// The server's clock runs 10 minutes behind, less a few seconds: renewals come every few seconds.
+	const { clock, stop: stopClock } = renewingServerClock(RENEW_EVERY_MS);
 	try {
 		machines = await startMachineServer({
 			clock,
@@ -198,6 +191,6 @@ test("no token issued in a realistic run is anywhere outside its 0600 file, in a
 		expect(hits).toEqual([]);
 		expect([...tokens].map(maskToken).length).toBeGreaterThanOrEqual(RENEWALS + 4);
 	} finally {
-		clearInterval(ticking);
+		stopClock();
 	}
 }, 120_000);
