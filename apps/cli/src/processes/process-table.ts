@@ -26,6 +26,24 @@ export function isStopped(state: string): boolean {
 	return state === "T" || state === "t";
 }
 
+/**
+ * Whether a SIGSTOP waits to be taken (Linux: /proc/<pid>/status, the thread's or the process's pending set). A
+ * process in uninterruptible sleep takes it only when it wakes, and then stops before it runs anything: a shell
+ * waiting on a vfork child that was stopped before its exec sleeps so until that child goes on.
+ */
+export function stopPending(pid: number): boolean {
+	let text: string;
+	try {
+		text = readFileSync(`/proc/${pid}/status`, "utf8");
+	} catch {
+		return false;
+	}
+	const SIGSTOP_BIT = 1n << 18n; // signal 19
+	return [...text.matchAll(/^(?:SigPnd|ShdPnd):\s*([0-9a-f]+)$/gm)].some(
+		(m) => (BigInt(`0x${m[1]}`) & SIGSTOP_BIT) !== 0n,
+	);
+}
+
 /** Every process now, or undefined where there is no way to list them (Windows). */
 export function readProcessTable(platform: Platform): ProcessInfo[] | undefined {
 	if (platform === "win32") return undefined;

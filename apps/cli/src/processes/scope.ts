@@ -12,7 +12,7 @@ import {
 	withPidNamespace,
 } from "./containment";
 import { addLiveScope, removeLiveScope } from "./live-scopes";
-import { isStopped, readProcess } from "./process-table";
+import { isStopped, readProcess, stopPending } from "./process-table";
 import {
 	findMembers,
 	killMembersNow,
@@ -192,7 +192,11 @@ class LaunchedScope implements Scope {
 	}
 
 	async freeze(): Promise<void> {
-		await this.#repeatSignal("SIGSTOP", (m) => !isStopped(m.state));
+		// A member asleep in D with the SIGSTOP pending stops before it runs again: frozen already.
+		await this.#repeatSignal(
+			"SIGSTOP",
+			(m) => !isStopped(m.state) && !(m.state === "D" && this.#o.platform === "linux" && stopPending(m.pid)),
+		);
 	}
 
 	async thaw(): Promise<void> {
