@@ -1,13 +1,13 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Platform } from "../local/paths";
-import type { TestContext } from "../testing/context";
+
 import {
 	DEAD_PID,
 	durableTempDir,
 	installError,
-	pairedServiceMachine,
+	pairedMachines,
 	type RecordingRunner,
 	recordingRunner,
 	serviceTestDeps,
@@ -19,19 +19,9 @@ import { installService } from "./install";
 import { launchdPlist } from "./launchd-plist";
 import { decodeTaskXml, taskXml } from "./task-xml";
 
-let ctx: TestContext | undefined;
-const dirs: string[] = [];
-afterEach(() => {
-	ctx?.cleanup();
-	ctx = undefined;
-	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const machines = pairedMachines();
 
-function pairedMachine(platform: Platform = "linux"): { ctx: TestContext; agentDir: string } {
-	const machine = pairedServiceMachine(platform, dirs);
-	ctx = machine.ctx;
-	return machine;
-}
+const pairedMachine = (platform?: Platform) => machines.paired(platform);
 
 describe("service install with launchd", () => {
 	const TARGET = "gui/501/dev.chopin.machine";
@@ -101,8 +91,7 @@ describe("service install with Task Scheduler", () => {
 	const EXE = "C:\\Users\\ana\\.chopin\\bin\\chopin.exe";
 
 	function windowsMachine() {
-		const root = durableTempDir();
-		dirs.push(root);
+		const root = machines.keep(durableTempDir());
 		const files = windowsFiles(root);
 		touch(files.host("C:\\Program Files\\Git\\cmd\\git.exe"));
 		touch(files.host("C:\\Users\\ana\\AppData\\Roaming\\npm\\gemini.cmd"));

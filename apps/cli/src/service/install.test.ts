@@ -1,14 +1,14 @@
-import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, rmSync, statSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { Platform } from "../local/paths";
 import { saveMachineConfig } from "../machine/machine-config";
-import { createTestContext, type TestContext } from "../testing/context";
+import { createTestContext } from "../testing/context";
 import { TOKEN } from "../testing/credential";
 import {
 	DEAD_PID,
 	installError,
-	pairedServiceMachine,
+	pairedMachines,
 	type RecordingRunner,
 	recordingRunner,
 	serviceTestDeps,
@@ -16,24 +16,14 @@ import {
 import { installService } from "./install";
 import { systemdUnit } from "./systemd-unit";
 
-let ctx: TestContext | undefined;
-const dirs: string[] = [];
-afterEach(() => {
-	ctx?.cleanup();
-	ctx = undefined;
-	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const machines = pairedMachines();
 
 const SHOW =
 	"systemctl --user show chopin.service --property=LoadState,ActiveState,SubState,MainPID,Result,ExecMainStatus";
 const INACTIVE =
 	"LoadState=loaded\nActiveState=inactive\nSubState=dead\nMainPID=0\nResult=success\nExecMainStatus=0\n";
 
-function pairedMachine(platform: Platform = "linux"): { ctx: TestContext; agentDir: string } {
-	const machine = pairedServiceMachine(platform, dirs);
-	ctx = machine.ctx;
-	return machine;
-}
+const pairedMachine = (platform?: Platform) => machines.paired(platform);
 
 function systemdRunner(): RecordingRunner {
 	return recordingRunner({
@@ -209,7 +199,7 @@ describe("service install with systemd", () => {
 	});
 
 	test("not paired: nothing to serve, so nothing installed", async () => {
-		ctx = createTestContext();
+		const ctx = machines.adopt(createTestContext());
 		const runner = recordingRunner();
 		expect((await installError(serviceTestDeps(ctx, runner))).code).toBe("not-paired");
 		expect(runner.calls).toEqual([]);

@@ -1,7 +1,8 @@
 // Service tests' helpers: a strict command runner that records every command and answers only the ones a test expects
 // (systemctl, launchctl and schtasks are the true edge: none runs here), the service deps on a test context, and the
 // Windows branch's files mapped onto a temp dir.
-import { mkdirSync, readFileSync } from "node:fs";
+import { afterEach } from "bun:test";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { ManualClock } from "@chopin/agent-link/clock";
 import { execa } from "execa";
@@ -171,6 +172,39 @@ export async function withClockRunning<T>(
 		running = false;
 		await pump;
 	}
+}
+
+/**
+ * For a test file of paired service machines: `paired(platform)` makes one; its context, a context given to
+ * `adopt` and every directory given to `keep` are cleaned up after each test. Call it at the file's top level.
+ */
+export function pairedMachines(): {
+	paired(platform?: Platform): { ctx: TestContext; agentDir: string };
+	adopt(ctx: TestContext): TestContext;
+	keep(dir: string): string;
+} {
+	let current: TestContext | undefined;
+	const dirs: string[] = [];
+	afterEach(() => {
+		current?.cleanup();
+		current = undefined;
+		for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+	});
+	return {
+		paired(platform: Platform = "linux") {
+			const machine = pairedServiceMachine(platform, dirs);
+			current = machine.ctx;
+			return machine;
+		},
+		adopt(ctx) {
+			current = ctx;
+			return ctx;
+		},
+		keep(dir) {
+			dirs.push(dir);
+			return dir;
+		},
+	};
 }
 
 /**
