@@ -15,10 +15,12 @@ export function registerMcpRoutes(router: Router, ctx: AppContext): void {
 		const principal = await authenticate(ctx, c.req);
 		// The answer may wait minutes for a Planner's reply: this request has no idle timeout.
 		c.server?.timeout(c.req, 0);
+		// Checked before an MCP server is built for it: a refused body costs no more than reading it.
+		const req = await checkedBody(c);
 		const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
 		const server = mcpServerFor(ctx, principal);
 		await server.connect(transport);
-		return transport.handleRequest(await checkedBody(c));
+		return transport.handleRequest(req);
 	});
 }
 
