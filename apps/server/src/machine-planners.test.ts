@@ -76,8 +76,12 @@ async function plannerToken(s: Setup, documentId = s.documentId): Promise<string
 	return ((await res.json()) as { token: string }).token;
 }
 
-async function attach(s: Setup, token: string, documentId = s.documentId) {
-	const socket = await connectAgentSocket({ url: s.server.url, token });
+async function attach(s: Setup, token: string, documentId = s.documentId, features?: string) {
+	const socket = await connectAgentSocket({
+		url: s.server.url,
+		token,
+		...(features !== undefined && { features }),
+	});
 	closers.push(() => socket.terminate());
 	socket.send({ type: "attach", version: 1, document: documentId });
 	return socket;
@@ -148,6 +152,34 @@ describe("a machine's Planner credential", () => {
 		});
 		expect((await stale.closed).code).toBe(4409);
 		expect(s.server.context.planner.status(s.documentId)).toEqual({ state: "attached", login: "ana" });
+	});
+
+	test("with resumable-sessions, the replaced stale link's work is kept for the new link's resume", async () => {
+		const s = await setup();
+		const stale = await attach(s, await plannerToken(s), s.documentId, "resumable-sessions");
+		await stale.expect("attached");
+		const planner = s.server.context.planner;
+		const asked = planner.handleMessage({ documentId: s.documentId, author: "ana", body: "@chopin ask" });
+		const start = await stale.expect("start");
+		stale.send({ type: "started", session: start.session });
+		const turn = await stale.expect("turn");
+		await asked;
+		const input = { method: "confirm", title: "Ship it?", message: "" };
+		stale.send({ type: "input-request", request: "q1", session: start.session, input });
+		stale.send({ type: "turn-end", session: start.session, turn: turn.turn, status: "finished" });
+		const decisions = s.server.context.domain.decisions;
+		for (let i = 0; i < 2000 && !(await decisions.findByRequest(s.documentId, "q1")); i++) await Bun.sleep(5);
+		stale.pause();
+		const fresh = await attach(s, await plannerToken(s), s.documentId, "resumable-sessions");
+		await fresh.expect("attached");
+		fresh.send({ type: "resume", sessions: [{ session: start.session, requests: ["q1"] }] });
+		expect(await fresh.expect("resumed")).toEqual({
+			type: "resumed",
+			sessions: [{ session: start.session, requests: ["q1"] }],
+		});
+		expect((await decisions.findByRequest(s.documentId, "q1"))?.status).toBe("open");
+		stale.resume();
+		expect(await stale.nextOf("refused")).toMatchObject({ code: "planner-attached" });
 	});
 
 	test("another machine of the same person does not replace it", async () => {

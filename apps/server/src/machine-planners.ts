@@ -42,8 +42,9 @@ export function connectMachinesToPlanner(machines: Machines, planner: PlannerSer
 				{ code: "access-revoked", message: (login) => withdrawnMessage(withdrawal, login) },
 			);
 		}),
-		// A Planner working on a reply is using its document: it is never withdrawn as unused meanwhile.
-		machines.addBusyCheck((documentId) => planner.status(documentId).state === "working"),
+		// A Planner replying, or waiting on a question or a live or paused run (disconnected included), is using
+		// its document: it is never withdrawn as unused meanwhile.
+		machines.addBusyCheck((documentId) => planner.using(documentId)),
 		planner.setStarter({
 			enabled: () => machines.planners.enabled(),
 			async start(documentId, by): Promise<StartAnswer> {

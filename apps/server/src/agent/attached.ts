@@ -1,6 +1,8 @@
 // An attached link as the document's Planner: its sessions, turns, questions, runs and Stop/Resume, the
 // messages it receives dispatched to them, the 5-minute access recheck, and everything it holds ended on close.
-import type { Attach, ClientMessage, ResponseFormat, ServerMessage } from "@chopin/agent-link";
+// A resumable link that drops keeps its work here, disconnected, until the same client resumes it on a new link
+// (see resume.ts) or something explicit ends it.
+import type { Attach, ClientMessage, ResponseFormat, Resume, ServerMessage } from "@chopin/agent-link";
 import type { Timer } from "@chopin/agent-link/clock";
 import { type AccessVerdict, accessDeps, checkAccess, type OwnerRef } from "./access";
 import { Controls } from "./control";
@@ -41,17 +43,20 @@ export class AttachedPlanner {
 	/** Turns the client ended with turn-end, the last 1,024: a second turn-end for one is a protocol violation. */
 	readonly #clientEnded = new RememberedIds();
 	#recheck: Timer | undefined;
-	#closed = false;
+	#state: "attached" | "disconnected" | "ended" = "attached";
 	#rechecking = false;
+	#link: AgentLink;
 
 	constructor(
-		readonly link: AgentLink,
+		link: AgentLink,
 		readonly document: AttachedDocument,
 		readonly owner: OwnerRef,
 		readonly deps: AgentDeps,
 		/** The Planner's state for pages changed (busy or idle). */
 		private readonly statusChanged: () => void,
 	) {
+		this.#link = link;
+		const self = this;
 		const host = {
 			documentId: document.id,
 			domain: deps.domain,
@@ -66,7 +71,12 @@ export class AttachedPlanner {
 		});
 		this.questions = new Questions({
 			...host,
-			requestIds: link.requestIds,
+			get requestIds() {
+				return self.link.requestIds;
+			},
+			get resumable() {
+				return self.resumable;
+			},
 			rootPaused: (session, root) => this.runs.paused(session).includes(root),
 			questionEnded: (session) => this.#maybeEndSession(session),
 		});
@@ -83,6 +93,21 @@ export class AttachedPlanner {
 
 	get login(): string {
 		return this.owner.principal.login;
+	}
+
+	/** The link it answers on now: after a drop the closed one, after a resume the new one. */
+	get link(): AgentLink {
+		return this.#link;
+	}
+
+	/** Whether its link offered resumable-sessions and attached granted it. */
+	get resumable(): boolean {
+		return this.#link.features.has("resumable-sessions");
+	}
+
+	/** Its link dropped and its work is kept for the client's return. */
+	get disconnected(): boolean {
+		return this.#state === "disconnected";
 	}
 
 	/** Sends on the link; false once it has closed. */
@@ -216,10 +241,16 @@ export class AttachedPlanner {
 				this.controls.result(message);
 				break;
 			case "detach":
-				this.link.close({ code: 1000, reason: "detach", ownership: "grace" });
+				this.link.close({ code: 1000, reason: "detach", kind: "detach" });
+				return;
+			case "input-received":
+				this.questions.received(message.request);
+				return;
+			case "resume":
+				this.link.fail("protocol", "resume is the first message after attached, or not sent at all.");
 				return;
 			default:
-				// resume, input-received and capabilities need features this server never grants: parse refused them.
+				// capabilities needs a feature this server does not grant: parse refused it.
 				return;
 		}
 	}
@@ -237,10 +268,76 @@ export class AttachedPlanner {
 		while (this.#work.size) await Promise.allSettled([...this.#work]);
 	}
 
+	/**
+	 * The resumable link dropped (or the server is restarting): the turn under way fails, and each started
+	 * session with a live or paused run, or a question open or answered and not acknowledged, is kept as it
+	 * was; the others end. False when nothing is kept: the caller tears it down as any closed link.
+	 */
+	suspend(): boolean {
+		if (this.#state !== "attached") return false;
+		for (const session of this.sessions.live()) {
+			session.current?.end({ status: "failed", message: wording.turnClosed() });
+		}
+		const kept = this.sessions.live().filter((s) => s.state === "started" && this.#keeps(s));
+		if (kept.length === 0) return false;
+		this.#state = "disconnected";
+		this.#recheck?.cancel();
+		this.busy = false;
+		this.#claimed.clear();
+		this.controls.dropped();
+		for (const session of this.sessions.live()) {
+			if (kept.includes(session)) continue;
+			this.sessions.destroy(session, false);
+			this.#track(this.runs.stopSession(session.id));
+		}
+		this.#track(
+			this.deps.domain.runs.setDisconnected(
+				this.document.id,
+				kept.map((s) => s.id),
+				true,
+			),
+		);
+		return true;
+	}
+
+	/**
+	 * The same client's resume on a new link: the sessions it names that are kept come back with the requests
+	 * it still waits on; whatever it does not name ends. Sends resumed, then every Stop still owed, then every
+	 * answer not acknowledged. Returns the ids of the sessions that did not come back.
+	 */
+	resume(link: AgentLink, message: Resume): void {
+		this.#link = link;
+		this.#state = "attached";
+		const named = new Map(message.sessions.map((s) => [s.session, new Set(s.requests)]));
+		const back: { session: string; requests: string[] }[] = [];
+		for (const session of this.sessions.live()) {
+			const requests = named.get(session.id);
+			if (!requests) {
+				this.sessions.destroy(session, false);
+				this.#track(this.runs.stopSession(session.id));
+				continue;
+			}
+			back.push({ session: session.id, requests: this.questions.resumeSession(session, requests) });
+		}
+		const ids = new Set(back.map((b) => b.session));
+		this.#track(this.deps.domain.runs.setDisconnected(this.document.id, [...ids], false));
+		this.send({ type: "resumed", sessions: back });
+		this.controls.resendOwed(ids);
+		for (const session of this.sessions.live()) this.questions.redeliver(session);
+		this.#armRecheck();
+		for (const session of this.sessions.live()) this.#maybeEndSession(session);
+		this.statusChanged();
+	}
+
 	/** The link closed: turns fail, sessions end, questions and their Decisions are withdrawn, live runs stop. */
 	teardown(): Promise<void> {
-		if (this.#closed) return Promise.resolve();
-		this.#closed = true;
+		if (this.#state === "ended") return Promise.resolve();
+		const wasDisconnected = this.#state === "disconnected";
+		this.#state = "ended";
+		if (wasDisconnected) {
+			const sessions = this.sessions.live().map((s) => s.id);
+			this.#track(this.deps.domain.runs.setDisconnected(this.document.id, sessions, false));
+		}
 		this.#recheck?.cancel();
 		this.controls.closeAll();
 		this.sessions.closeAll();
@@ -266,8 +363,14 @@ export class AttachedPlanner {
 			message: notify ? wording.sessionEndedForTool() : wording.turnClosed(),
 		});
 		this.#claimed.delete(session);
+		this.controls.forget(session.id);
 		this.#track(this.questions.endSession(session));
 		if (notify) this.#track(this.runs.stopSession(session.id));
+	}
+
+	/** What keeps a session across a drop: a live or paused run, or a question the client still holds. */
+	#keeps(session: PlannerSession): boolean {
+		return session.mode === "planner" && (session.holdsRuns || this.questions.openIn(session) > 0);
 	}
 
 	#turnEnded(turn: PlannerTurn, _outcome: TurnOutcome): void {
@@ -276,7 +379,7 @@ export class AttachedPlanner {
 
 	/** A Planner session is kept while it runs a turn, holds live or paused runs, or waits on a question. */
 	#maybeEndSession(session: PlannerSession): void {
-		if (this.#closed || session.state !== "started" || session.mode !== "planner") return;
+		if (this.#state !== "attached" || session.state !== "started" || session.mode !== "planner") return;
 		if (session.current || session.holdsRuns || this.#claimed.has(session)) return;
 		if (this.questions.openIn(session) > 0) return;
 		this.sessions.destroy(session);
@@ -293,9 +396,9 @@ export class AttachedPlanner {
 	}
 
 	#armRecheck(): void {
-		if (this.#closed) return;
+		if (this.#state !== "attached") return;
 		this.#recheck = this.deps.clock.setTimeout(() => {
-			if (this.#closed) return;
+			if (this.#state !== "attached") return;
 			// Every 5 minutes on the clock, however long a check takes; a GitHub outage leaves the link open.
 			this.#armRecheck();
 			if (this.#rechecking) return;

@@ -1,13 +1,16 @@
 // packages/agent-link's contract scenarios, with the reference client in Bun and in a Node.js process, against
 // this real server: attach and detach, refusals, and a Chat turn running a program of text, a host tool, a
 // question answered on the page, a runs report and turn-end, ended by a writer's reset.
+
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import type { Feature } from "@chopin/agent-link";
 import {
 	makeRunner,
 	RUNTIMES,
 	type Runner,
 } from "../../../../packages/agent-link/src/client/contract/runtimes";
 import { AgentFixture } from "../testing/agent-fixture";
+import { SUPPORTED_FEATURES } from "./planner";
 
 const CONTRACT_MS = 60_000;
 
@@ -38,7 +41,7 @@ for (const runtime of RUNTIMES) {
 		}
 
 		test(
-			"connect: attached with no features granted, then detach closes 1000",
+			"connect: attached granting what the package client asks for that this server implements, then detach closes 1000",
 			async () => {
 				const { f, doc, target } = await setup();
 				const result = await runner.run("connect", target());
@@ -50,7 +53,10 @@ for (const runtime of RUNTIMES) {
 							repository: "acme/app",
 							url: `${f.publicUrl}/d/${doc.id}`,
 						},
-						features: [],
+						// The package client asks for these, in this order; attached lists the ones implemented here.
+						features: ["run-stage-deltas", "resumable-sessions", "restart-notice"].filter((name) =>
+							SUPPORTED_FEATURES.has(name as Feature),
+						),
 					},
 					closed: { code: 1000, reason: "detach" },
 				});

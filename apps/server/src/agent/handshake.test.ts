@@ -1,7 +1,10 @@
 // Spec "Handshake", "Versions" and "Features": attach first and nothing before the answer, attached's exact
 // shape, features only when asked, the document by id or page URL, and every refusal attach can get.
+
 import { afterEach, describe, expect, test } from "bun:test";
+import type { Feature } from "@chopin/agent-link";
 import { AgentFixture } from "../testing/agent-fixture";
+import { SUPPORTED_FEATURES } from "./planner";
 
 let f: AgentFixture | undefined;
 afterEach(async () => {
@@ -28,17 +31,25 @@ for (const mode of ["local", "github"] as const) {
 			});
 		});
 
-		test("with Chopin-Agent-Features, attached lists the requested features this server supports: none yet", async () => {
+		test("with Chopin-Agent-Features, attached lists the requested features this server supports, in the order asked", async () => {
 			f = await AgentFixture.start({ mode });
 			const doc = await f.createDocument();
 			await f.signIn(f.cast.admin);
-			for (const features of [
-				"run-stage-deltas, resumable-sessions, restart-notice, decision-option-previews",
-				"not-a-feature",
-				"",
-			]) {
+			const asked =
+				"restart-notice, run-stage-deltas, not-a-feature, resumable-sessions, decision-option-previews";
+			const supported = [
+				"restart-notice",
+				"run-stage-deltas",
+				"resumable-sessions",
+				"decision-option-previews",
+			];
+			for (const [features, granted] of [
+				[asked, supported.filter((name) => SUPPORTED_FEATURES.has(name as Feature))],
+				["not-a-feature", []],
+				["", []],
+			] as const) {
 				const { socket, attached } = await f.attach(f.cast.admin, doc.id, { features });
-				expect(attached.features).toEqual([]);
+				expect(attached.features).toEqual([...granted]);
 				socket.send({ type: "detach" });
 				await socket.closed;
 			}

@@ -27,12 +27,19 @@ import type { AgentSocketData } from "./upgrade";
 
 export type LinkState = "awaiting-attach" | "attaching" | "attached" | "closed";
 
-/** Why a link closed, and what its end does to the document's ownership. */
+/**
+ * How a link ended, which decides what its end does: a detach or a protocol error ends what it held and its
+ * account keeps the document for the grace period; a refusal ends the ownership now; a drop (the socket
+ * closed under it, or it went unresponsive) and a server restart keep a resumable link's work (spec:
+ * Resuming after a dropped link).
+ */
+export type CloseKind = "detach" | "error" | "refused" | "dropped" | "restarting";
+
+/** Why a link closed. */
 export interface CloseCause {
 	code: number;
 	reason: string;
-	/** grace: the account keeps the document for the grace period; release: the ownership ends now. */
-	ownership: "grace" | "release";
+	kind: CloseKind;
 }
 
 export interface LinkEvents {
@@ -70,7 +77,7 @@ export class AgentLink {
 		this.requested = ws.data.requested;
 		this.#liveness = new Liveness(clock, settings, ws, () =>
 			// Dropped as unresponsive: no error or refused message first (spec: Pings).
-			this.close({ code: CLOSE_CODES.unresponsive, reason: UNRESPONSIVE_REASON, ownership: "grace" }),
+			this.close({ code: CLOSE_CODES.unresponsive, reason: UNRESPONSIVE_REASON, kind: "dropped" }),
 		);
 	}
 
@@ -142,18 +149,19 @@ export class AgentLink {
 		const sent = this.ws.send(text);
 		// 0: Bun dropped it, its queue (about 16 MiB) is full: a client that stopped reading.
 		if (sent === 0) {
-			this.close({ code: CLOSE_CODES.unresponsive, reason: UNRESPONSIVE_REASON, ownership: "grace" });
+			this.close({ code: CLOSE_CODES.unresponsive, reason: UNRESPONSIVE_REASON, kind: "dropped" });
 			return false;
 		}
 		return true;
 	}
 
 	/** refused, then its close code (spec: Ownership and Closing). A refusal after attached ends the ownership. */
-	refuse(code: RefusalCode, message: string): void {
+	refuse(code: RefusalCode, message: string, kind: "refused" | "dropped" = "refused"): void {
 		if (this.#state === "closed") return;
 		const retry = REFUSALS[code].retry;
 		this.#trySend({ type: "refused", code, message: cutNote(message), ...(retry && { retry: true }) });
-		this.close({ code: REFUSALS[code].close, reason: code, ownership: "release" });
+		// "dropped": refused to its client, but its work is kept as a drop's (a machine's stale link replaced).
+		this.close({ code: REFUSALS[code].close, reason: code, kind });
 	}
 
 	/** error, then 1008 or 1009: a protocol violation (spec: Closing). */
@@ -161,7 +169,7 @@ export class AgentLink {
 		if (this.#state === "closed") return;
 		this.log.info("agent protocol violation", { link: this.id, code, message });
 		this.#trySend({ type: "error", code, message: cutNote(message) });
-		this.close({ code: ERRORS[code].close, reason: code, ownership: "grace" });
+		this.close({ code: ERRORS[code].close, reason: code, kind: "error" });
 	}
 
 	/** Closes the socket and tears the link down once; later calls change nothing. */
@@ -178,7 +186,7 @@ export class AgentLink {
 	/** Bun's close handler: the socket is gone (the client closed it, the network dropped, or we did). */
 	socketClosed(code: number, reason: string): void {
 		if (this.#state === "closed") return;
-		this.#finish({ code, reason, ownership: "grace" });
+		this.#finish({ code, reason, kind: "dropped" });
 	}
 
 	/** How it closed, once it has. */

@@ -1,5 +1,6 @@
-// Who holds each document's Planner, in this process's memory (a restart releases everything): one attached
-// link at a time, and after a detach or a drop a grace period during which only the same account may attach.
+// Who holds each document's Planner, in this process's memory: one attached link at a time, after a detach or a
+// drop with nothing kept a grace period during which only the same account may attach, and a resumable link
+// that dropped with its work kept, disconnected, held for its account with no deadline.
 import type { Clock, Timer } from "@chopin/agent-link/clock";
 import { wording } from "./wording";
 
@@ -13,7 +14,8 @@ interface Owner {
 
 export type Holder =
 	| (Owner & { state: "attached"; linkId: string })
-	| (Owner & { state: "grace"; until: number; timer: Timer });
+	| (Owner & { state: "grace"; until: number; timer: Timer })
+	| (Owner & { state: "disconnected" });
 
 /** ok, and `replaces` names the link of the same machine it took the document from (that link is to be closed). */
 export type Acquired = { ok: true; replaces?: string } | { ok: false; message: string };
@@ -60,6 +62,9 @@ export class Ownership {
 			}
 			held.timer.cancel();
 		}
+		if (held?.state === "disconnected" && held.login.toLowerCase() !== owner.login.toLowerCase()) {
+			return { ok: false, message: wording.plannerDisconnected(held.login) };
+		}
 		this.#holders.set(documentId, { ...owner, state: "attached" });
 		this.changed(documentId);
 		return { ok: true };
@@ -70,9 +75,12 @@ export class Ownership {
 	 * (a detach, or a drop with nothing kept); "release": the ownership ends now (a sign-out, a
 	 * reset, lost access). Nothing happens when the link is not the holder.
 	 */
-	leave(documentId: string, linkId: string, mode: "grace" | "release"): void {
+	leave(documentId: string, linkId: string | null, mode: "grace" | "release"): void {
 		const held = this.#holders.get(documentId);
-		if (held?.state !== "attached" || held.linkId !== linkId) return;
+		// A disconnected hold (linkId null) whose work ended leaves as its link would have.
+		const holds =
+			linkId === null ? held?.state === "disconnected" : held?.state === "attached" && held.linkId === linkId;
+		if (!held || !holds) return;
 		const graceMs = this.graceMs();
 		if (mode === "release" || graceMs === 0) {
 			this.#holders.delete(documentId);
@@ -81,10 +89,23 @@ export class Ownership {
 			const timer = this.clock.setTimeout(() => {
 				if (this.#holders.get(documentId) === entry) this.release(documentId);
 			}, graceMs);
-			const { linkId: _linkId, state: _state, ...owner } = held;
+			const { state: _state, ...rest } = held;
+			const { linkId: _linkId, ...owner } = rest as Owner & { linkId?: string };
 			const entry: Holder = { ...owner, state: "grace", until, timer };
 			this.#holders.set(documentId, entry);
 		}
+		this.changed(documentId);
+	}
+
+	/**
+	 * The attached link dropped and its work is kept: its account holds the document, disconnected, with no
+	 * grace period and no deadline, until it resumes or something explicit ends it.
+	 */
+	disconnect(documentId: string, linkId: string): void {
+		const held = this.#holders.get(documentId);
+		if (held?.state !== "attached" || held.linkId !== linkId) return;
+		const { linkId: _linkId, state: _state, ...owner } = held;
+		this.#holders.set(documentId, { ...owner, state: "disconnected" });
 		this.changed(documentId);
 	}
 

@@ -93,6 +93,8 @@ export interface PlannerService {
 	invoke(input: InvokeInput): Promise<InvokeResult>;
 	/** The document's Planner as pages show it; also published as planner.status live events. */
 	status(documentId: string): PlannerStatus;
+	/** Whether the document's Planner is using it: replying, or holding a question or a live or paused run. */
+	using(documentId: string): boolean;
 	/** A repository writer's Reset: the attached link is refused access-revoked (4403), a grace period ends. */
 	reset(documentId: string): boolean;
 	/** Stop or Resume Planner; null when no Planner is attached. Stop also aborts the running turn. */

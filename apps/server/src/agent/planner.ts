@@ -1,12 +1,12 @@
 // The agent endpoint's service (ctx.planner, see planner-service.ts): the links open now, each document's
 // Planner and its ownership, attach, the events that end an attachment (sign-out, reset, archive, delete),
 // @chopin messages, Stop/Resume, and the planner.status live events.
-import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
+import { type Attach, CLOSE_CODES, type ClientMessage, type Feature } from "@chopin/agent-link";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
-import { checkAttach } from "./attach";
-import { AttachedPlanner } from "./attached";
+import { type AttachCheck, checkAttach } from "./attach";
+import { type AttachedDocument, AttachedPlanner } from "./attached";
 import { runChatTurn } from "./chat-turns";
 import type { ControlAction } from "./control";
 import type { AgentDeps } from "./deps";
@@ -28,8 +28,28 @@ import { AttachWaiters, type ReserveDeps, reservePlanner } from "./reserve";
 import type { AgentSocketData } from "./upgrade";
 import { wording } from "./wording";
 
-/** The optional features this server implements; attached lists the requested ones among them. None yet. */
-export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>();
+/** The optional features this server implements; attached lists the requested ones among them. */
+export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
+	"resumable-sessions",
+	"restart-notice",
+]);
+
+/**
+ * A resumable link attached whose first message decides what it is (spec: Resuming after a dropped link):
+ * "fresh", nothing kept for it; "hold", the document's disconnected Planner of the same account, given back
+ * by a resume and ended by anything else; "takeover", the same account's own link still attached, which a
+ * resume naming one of its sessions shows to be dead.
+ */
+type Unconfirmed =
+	| { kind: "fresh" }
+	| { kind: "hold"; hold: AttachedPlanner }
+	| {
+			kind: "takeover";
+			old: AttachedPlanner;
+			document: AttachedDocument;
+			check: AttachCheck & { ok: true };
+			ends: number;
+	  };
 
 type EndCode = "access-revoked" | "sign-in-required" | "document-archived" | "document-unavailable";
 
@@ -39,6 +59,10 @@ export class Planner implements PlannerService {
 	readonly #links = new Map<string, AgentLink>();
 	readonly #attached = new Map<string, AttachedPlanner>();
 	readonly #byLink = new Map<string, AttachedPlanner>();
+	/** Per document: the Planner whose resumable link dropped with its work kept (disconnected). */
+	readonly #held = new Map<string, AttachedPlanner>();
+	/** Per link: attached, waiting for the first message that says whether it resumes. */
+	readonly #unconfirmed = new Map<string, Unconfirmed>();
 	/** Per document: bumped by every explicit end, so an attach checked before it is refused after. */
 	readonly #ends = new Map<string, { n: number; code: EndCode; message: string }>();
 	readonly #teardowns = new Set<Promise<void>>();
@@ -70,7 +94,9 @@ export class Planner implements PlannerService {
 			sessions.onSignOut((_login, sessionId) => this.#signInEnded(sessionId)),
 			sessions.onSessionExpired((_login, sessionId) => this.#signInEnded(sessionId)),
 			domain.decisions.onSettled((settlement) => {
-				this.#attached.get(settlement.decision.documentId)?.questions.settled(settlement);
+				const { documentId } = settlement.decision;
+				// A disconnected Planner holds the answer for its client's return.
+				(this.#attached.get(documentId) ?? this.#held.get(documentId))?.questions.settled(settlement);
 			}),
 			domain.hub.subscribeAll((documentId, event) => {
 				if (event.type !== "document.updated") return;
@@ -123,6 +149,7 @@ export class Planner implements PlannerService {
 		const holder = this.#ownership.holder(documentId);
 		if (!holder) return { state: "unattached" };
 		if (holder.state === "grace") return { state: "grace", login: holder.login, until: holder.until };
+		if (holder.state === "disconnected") return { state: "disconnected", login: holder.login };
 		const busy = this.#attached.get(documentId)?.busy ?? false;
 		return { state: busy ? "working" : "attached", login: holder.login };
 	}
@@ -134,7 +161,18 @@ export class Planner implements PlannerService {
 		return true;
 	}
 
+	using(documentId: string): boolean {
+		if (this.#held.has(documentId)) return true;
+		const planner = this.#attached.get(documentId);
+		if (!planner) return false;
+		return (
+			planner.busy || planner.questions.openCount > 0 || planner.sessions.live().some((s) => s.holdsRuns)
+		);
+	}
+
 	control(documentId: string, action: ControlAction, by: string): { sent: number } | null {
+		const held = this.#held.get(documentId);
+		if (held) return this.#controlHeld(held, action, by);
 		const planner = this.#attached.get(documentId);
 		if (!planner) return null;
 		const running = planner.runningTurns();
@@ -147,6 +185,26 @@ export class Planner implements PlannerService {
 			}
 		}
 		return { sent: planner.controls.press(action, by, sessions) };
+	}
+
+	/**
+	 * Stop or Resume while the link is down: a Stop is owed for its return, a Resume is not held. Stop on a
+	 * Planner that only waits on questions withdraws them, which ends what the link kept (grace follows).
+	 */
+	#controlHeld(held: AttachedPlanner, action: ControlAction, by: string): { sent: number } {
+		const sessions = held.sessions.live().filter((s) => s.state === "started");
+		if (action === "stop" && sessions.every((s) => !s.holdsRuns)) {
+			const documentId = held.document.id;
+			this.#held.delete(documentId);
+			void this.deps.domain.chat
+				.postNotice(documentId, wording.stopWithdrewQuestions(by))
+				.catch((error: unknown) => this.deps.log.error("control notice not posted", { error }));
+			this.#ownership.leave(documentId, null, "grace");
+			this.#teardown(held);
+			return { sent: 0 };
+		}
+		held.controls.press(action, by, sessions, true);
+		return { sent: 0 };
 	}
 
 	async runJob(documentId: string, input: JobInput): Promise<JobResult> {
@@ -227,9 +285,16 @@ export class Planner implements PlannerService {
 	}
 
 	async stop(): Promise<void> {
-		for (const link of [...this.#links.values()]) {
-			link.close({ code: 1012, reason: "server restarting", ownership: "release" });
+		// Every link is told before any socket closes (spec: After a server restart).
+		const reconnectWithinMs = this.deps.config.handoverPlannerWindowMs;
+		for (const link of this.#links.values()) {
+			if (link.features.has("restart-notice")) link.send({ type: "restarting", reconnectWithinMs });
 		}
+		for (const link of [...this.#links.values()]) {
+			link.close({ code: 1012, reason: "server restarting", kind: "restarting" });
+		}
+		for (const held of [...this.#held.values()]) this.#teardown(held);
+		this.#held.clear();
 		while (this.#teardowns.size) await Promise.allSettled([...this.#teardowns]);
 		this.#waiters.wakeAll();
 		this.#ownership.clear();
@@ -251,6 +316,21 @@ export class Planner implements PlannerService {
 			return link.refuse("sign-in-required", wording.signInEnded(link.principal.login, config.publicUrl));
 		}
 		const { principal } = link;
+		const attached = {
+			id: document.id,
+			title: document.title,
+			repository: document.repository,
+			url: documentUrl(config.publicUrl, document.id),
+		};
+		const resumable = this.#grants(link, "resumable-sessions");
+		const takeover = resumable ? this.#ownLink(document.id, link) : undefined;
+		if (takeover) {
+			// Attached, unconfirmed: its first message says whether the holder's link is its own dead one.
+			const ends = this.#ends.get(document.id)?.n ?? 0;
+			this.#unconfirmed.set(link.id, { kind: "takeover", old: takeover, document: attached, check, ends });
+			this.#sendAttached(link, attached);
+			return;
+		}
 		const acquired = this.#ownership.acquire(document.id, {
 			login: principal.login,
 			kind: principal.kind,
@@ -260,56 +340,185 @@ export class Planner implements PlannerService {
 		});
 		if (!acquired.ok) return link.refuse("planner-attached", acquired.message);
 		if (acquired.replaces) this.#replace(document.id, acquired.replaces, principal.login);
-		const attached = {
-			id: document.id,
-			title: document.title,
-			repository: document.repository,
-			url: documentUrl(config.publicUrl, document.id),
-		};
+		this.#bind(link, attached, check);
+		const hold = this.#held.get(document.id);
+		if (resumable) this.#unconfirmed.set(link.id, hold ? { kind: "hold", hold } : { kind: "fresh" });
+		// The same account attaching with a client that cannot resume ends what its dropped link kept.
+		else if (hold) this.#endHold(document.id);
+		this.#sendAttached(link, attached);
+		this.deps.log.info("agent attached", { link: link.id, document: document.id, login: principal.login });
+		if (principal.kind === "machine") this.#starter?.attached(document.id);
+		this.#waiters.wake(document.id);
+	}
+
+	#grants(link: AgentLink, feature: Feature): boolean {
+		return SUPPORTED_FEATURES.has(feature) && (link.requested?.includes(feature) ?? false);
+	}
+
+	#sendAttached(link: AgentLink, attached: AttachedDocument): void {
+		const features = link.requested?.filter((f) => SUPPORTED_FEATURES.has(f));
+		link.markAttached(new Set(features ?? []));
+		link.send({ type: "attached", version: 1, document: attached, ...(features && { features }) });
+	}
+
+	/** The document's Planner for this link, in the maps. */
+	#bind(link: AgentLink, attached: AttachedDocument, check: AttachCheck & { ok: true }): AttachedPlanner {
 		const planner = new AttachedPlanner(
 			link,
 			attached,
 			{
-				principal,
-				repository: document.repository,
+				principal: link.principal,
+				repository: attached.repository,
 				...(check.signInSessionId && { signInSessionId: check.signInSessionId }),
 			},
 			this.deps,
-			() => this.#publish(document.id),
+			() => this.#publish(attached.id),
 		);
-		this.#attached.set(document.id, planner);
+		this.#attached.set(attached.id, planner);
 		this.#byLink.set(link.id, planner);
-		const features = link.requested?.filter((f) => SUPPORTED_FEATURES.has(f));
-		link.markAttached(new Set(features ?? []));
-		link.send({ type: "attached", version: 1, document: attached, ...(features && { features }) });
-		this.deps.log.info("agent attached", { link: link.id, document: document.id, login: principal.login });
-		if (principal.kind === "machine") this.#starter?.attached(document.id);
-		this.#waiters.wake(document.id);
+		return planner;
+	}
+
+	/**
+	 * The document's attached Planner when it is this link's account's own resumable link of the same kind
+	 * (a browser-bearer client and a paired machine's backend never take each other's links).
+	 */
+	#ownLink(documentId: string, link: AgentLink): AttachedPlanner | undefined {
+		const holder = this.#ownership.holder(documentId);
+		if (holder?.state !== "attached") return undefined;
+		const old = this.#byLink.get(holder.linkId);
+		if (!old?.resumable || old.link.principal.kind !== link.principal.kind) return undefined;
+		// The same machine's new link replaces its stale one at once (Ownership.acquire), keeping its work.
+		if (link.principal.machineId !== undefined && link.principal.machineId === old.link.principal.machineId) {
+			return undefined;
+		}
+		return old.login.toLowerCase() === link.principal.login.toLowerCase() ? old : undefined;
+	}
+
+	/** The first message of a resumable link: a resume takes back what is kept; anything else starts afresh. */
+	#confirm(link: AgentLink, pending: Unconfirmed, message: Exclude<ClientMessage, Attach>): void {
+		if (pending.kind === "takeover") {
+			this.#takeover(link, pending, message);
+			return;
+		}
+		const planner = this.#byLink.get(link.id);
+		if (!planner) return;
+		const documentId = planner.document.id;
+		const hold =
+			pending.kind === "hold" && this.#held.get(documentId) === pending.hold ? pending.hold : undefined;
+		if (message.type === "resume") {
+			if (!hold) {
+				link.send({ type: "resumed", sessions: [] });
+				return;
+			}
+			this.#held.delete(documentId);
+			void planner.teardown();
+			this.#attached.set(documentId, hold);
+			this.#byLink.set(link.id, hold);
+			hold.resume(link, message);
+			this.deps.log.info("agent link resumed", { link: link.id, document: documentId });
+			return;
+		}
+		if (hold) this.#endHold(documentId);
+		planner.dispatch(message);
+	}
+
+	/**
+	 * An unconfirmed link of the holder's own account: a resume naming a session its attached link holds shows
+	 * that link is dead, so it is closed as the drop it is, its work kept and given to this one. Anything else is
+	 * refused planner-attached, and the attached link is untouched.
+	 */
+	#takeover(
+		link: AgentLink,
+		pending: Extract<Unconfirmed, { kind: "takeover" }>,
+		message: Exclude<ClientMessage, Attach>,
+	): void {
+		const documentId = pending.document.id;
+		const ended = this.#ends.get(documentId);
+		if (ended && ended.n !== pending.ends) {
+			link.refuse(ended.code, ended.message);
+			return;
+		}
+		const { old } = pending;
+		const names =
+			message.type === "resume" && message.sessions.some((s) => old.sessions.get(s.session)?.live);
+		if (!names || this.#attached.get(documentId) !== old) {
+			link.refuse("planner-attached", wording.plannerAttached(old.login));
+			return;
+		}
+		old.link.close({ code: CLOSE_CODES.unresponsive, reason: "replaced by its own resume", kind: "dropped" });
+		const { principal } = link;
+		const acquired = this.#ownership.acquire(documentId, {
+			login: principal.login,
+			kind: principal.kind,
+			linkId: link.id,
+			...(pending.check.signInSessionId && { signInSessionId: pending.check.signInSessionId }),
+			...(principal.machineId && { machineId: principal.machineId }),
+		});
+		if (!acquired.ok) {
+			link.refuse("planner-attached", acquired.message);
+			return;
+		}
+		this.#bind(link, pending.document, pending.check);
+		const hold = this.#held.get(documentId);
+		this.deps.log.info("agent link took over its own dropped link", { link: link.id, document: documentId });
+		this.#confirm(link, hold ? { kind: "hold", hold } : { kind: "fresh" }, message);
+		if (principal.kind === "machine") this.#starter?.attached(documentId);
+		this.#waiters.wake(documentId);
+	}
+
+	/** What a dropped link kept ends for good: questions withdrawn, runs shown stopped. */
+	#endHold(documentId: string): void {
+		const hold = this.#held.get(documentId);
+		if (!hold) return;
+		this.#held.delete(documentId);
+		this.#teardown(hold);
+	}
+
+	#teardown(planner: AttachedPlanner): void {
+		const teardown = planner.teardown();
+		this.#teardowns.add(teardown);
+		void teardown.finally(() => this.#teardowns.delete(teardown));
 	}
 
 	/** The same machine attached again: its earlier link (stale, or a second backend) is closed, its Planner let go. */
 	#replace(documentId: string, linkId: string, login: string): void {
 		const old = this.#byLink.get(linkId);
 		if (this.#attached.get(documentId) === old) this.#attached.delete(documentId);
-		this.#links.get(linkId)?.refuse("planner-attached", wording.replacedBySameMachine(login));
+		// Its work is kept as a drop's: the new link resumes it with its first message, or ends it with anything else.
+		this.#links.get(linkId)?.refuse("planner-attached", wording.replacedBySameMachine(login), "dropped");
 		this.deps.log.info("agent link replaced by the same machine", { link: linkId, document: documentId });
 	}
 
 	#message(link: AgentLink, message: Exclude<ClientMessage, Attach>): void {
+		const pending = this.#unconfirmed.get(link.id);
+		if (pending) {
+			this.#unconfirmed.delete(link.id);
+			this.#confirm(link, pending, message);
+			return;
+		}
 		this.#byLink.get(link.id)?.dispatch(message);
 	}
 
 	#closed(link: AgentLink, cause: CloseCause): void {
 		this.#links.delete(link.id);
+		this.#unconfirmed.delete(link.id);
 		const planner = this.#byLink.get(link.id);
 		if (!planner) return;
 		this.#byLink.delete(link.id);
 		const documentId = planner.document.id;
 		if (this.#attached.get(documentId) === planner) this.#attached.delete(documentId);
-		this.#ownership.leave(documentId, link.id, cause.ownership);
-		const teardown = planner.teardown();
-		this.#teardowns.add(teardown);
-		void teardown.finally(() => this.#teardowns.delete(teardown));
+		// A drop it did not choose keeps a resumable link's work (a restart's too; stop() decides what survives).
+		const unchosen = cause.kind === "dropped" || cause.kind === "restarting";
+		if (unchosen && planner.resumable && planner.suspend()) {
+			this.#held.set(documentId, planner);
+			this.#ownership.disconnect(documentId, link.id);
+			this.deps.log.info("agent link dropped, work kept", { link: link.id, document: documentId });
+			return;
+		}
+		const release = cause.kind === "refused" || cause.kind === "restarting";
+		this.#ownership.leave(documentId, link.id, release ? "release" : "grace");
+		this.#teardown(planner);
 	}
 
 	/** An explicit end: the attached link is refused and closed, a grace period ends, and attaches in flight are refused. */
@@ -319,6 +528,7 @@ export class Planner implements PlannerService {
 		if (planner) {
 			planner.link.refuse(code, message);
 		}
+		this.#endHold(documentId);
 		this.#ownership.release(documentId);
 	}
 
@@ -344,6 +554,7 @@ export class Planner implements PlannerService {
 		this.#bump(documentId, code, message);
 		const planner = this.#attached.get(documentId);
 		if (planner) planner.link.refuse("access-revoked", message);
+		this.#endHold(documentId);
 		this.#ownership.release(documentId);
 	}
 

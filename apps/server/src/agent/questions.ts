@@ -1,6 +1,8 @@
 // Questions: an input-request becomes Decisions in the document (placed after the block it names), members
 // answer them on the page, and the settled result goes back as input-result; 16 open per connection, none
 // in isolated sessions, answers held while the question's root run is paused, everything withdrawn on close.
+// With resumable-sessions a result is kept until the client acknowledges it with input-received, across a
+// dropped link, and sent again after the client resumes (spec: Resuming after a dropped link).
 import {
 	type InputRequest,
 	type InputResult,
@@ -20,7 +22,10 @@ export interface QuestionsHost {
 	readonly documentId: string;
 	readonly domain: Domain;
 	readonly log: Logger;
+	/** The current link's remembered ids. */
 	readonly requestIds: RememberedIds;
+	/** Whether the link offered resumable-sessions: results then wait for input-received. */
+	readonly resumable: boolean;
 	send(message: ServerMessage): boolean;
 	/** Whether the session's latest runs report lists this root run as paused. */
 	rootPaused(session: PlannerSession, root: string): boolean;
@@ -38,17 +43,66 @@ interface OpenQuestion {
 	held?: DecisionResult;
 }
 
+/** A result sent (or to send) that the client has not acknowledged yet. */
+interface Unacknowledged {
+	message: InputResult;
+	session: PlannerSession;
+}
+
 export class Questions {
 	readonly #open = new Map<string, OpenQuestion>();
+	/** By request id, in the order they settled: what to send again after a resume. */
+	readonly #unacked = new Map<string, Unacknowledged>();
 	#closed = false;
 
 	constructor(private readonly host: QuestionsHost) {}
 
-	/** Open questions of a session. */
+	/** Questions a session still holds: open ones, and answered ones the client has not acknowledged. */
 	openIn(session: PlannerSession): number {
-		let n = 0;
-		for (const q of this.#open.values()) if (q.session === session) n++;
-		return n;
+		return this.requestsOf(session).length;
+	}
+
+	/** The request ids a session holds, open or answered and not acknowledged (resumed lists them). */
+	requestsOf(session: PlannerSession): string[] {
+		const ids: string[] = [];
+		for (const [id, q] of this.#open) if (q.session === session) ids.push(id);
+		for (const [id, u] of this.#unacked) if (u.session === session) ids.push(id);
+		return ids;
+	}
+
+	/** input-received: the client has the result; nothing more is kept for it. Unknown ids are ignored. */
+	received(requestId: string): void {
+		const entry = this.#unacked.get(requestId);
+		if (!entry) return;
+		this.#unacked.delete(requestId);
+		this.host.questionEnded(entry.session);
+	}
+
+	/**
+	 * A resumed session: of what it holds, the requests the client named come back (their ids are returned);
+	 * an open one it did not name is withdrawn as input-cancel withdraws it, and an answer it did not name
+	 * is one it has already (its acknowledgement was lost with the link).
+	 */
+	resumeSession(session: PlannerSession, named: ReadonlySet<string>): string[] {
+		for (const [id, entry] of [...this.#unacked]) {
+			if (entry.session !== session || named.has(id)) continue;
+			this.#unacked.delete(id);
+		}
+		for (const [id, entry] of [...this.#open]) {
+			if (entry.session !== session || named.has(id)) continue;
+			// Nobody waits on it: withdrawn, with no result sent for it.
+			this.#open.delete(id);
+			if (!entry.held)
+				void entry.decision.then((decisionId) => (decisionId ? this.#withdraw(decisionId) : undefined));
+		}
+		return this.requestsOf(session).filter((id) => named.has(id));
+	}
+
+	/** After resumed: every unacknowledged result of the session, sent again in the order they settled. */
+	redeliver(session: PlannerSession): void {
+		for (const entry of this.#unacked.values()) {
+			if (entry.session === session) this.#send(entry.message);
+		}
 	}
 
 	get openCount(): number {
@@ -126,6 +180,7 @@ export class Questions {
 
 	/** The session ended: its questions are withdrawn (and answered cancelled while the link is open). */
 	async endSession(session: PlannerSession): Promise<void> {
+		for (const [id, entry] of [...this.#unacked]) if (entry.session === session) this.#unacked.delete(id);
 		const entries = [...this.#open.values()].filter((e) => e.session === session);
 		await Promise.all(entries.map((e) => this.#withdrawEntry(e)));
 	}
@@ -133,6 +188,7 @@ export class Questions {
 	/** The link closed: every open question and its Decision is withdrawn; nothing more is sent. */
 	async closeAll(): Promise<void> {
 		this.#closed = true;
+		this.#unacked.clear();
 		const entries = [...this.#open.values()];
 		await Promise.all(entries.map((e) => this.#withdrawEntry(e)));
 		this.#open.clear();
@@ -159,20 +215,28 @@ export class Questions {
 	#deliver(entry: OpenQuestion, result: DecisionResult): void {
 		this.#open.delete(entry.request.request);
 		this.host.requestIds.settle(entry.request.request);
-		if (!this.#closed) {
-			const message: InputResult = {
-				type: "input-result",
-				request: entry.request.request,
-				status: result.status,
-				value: result.value,
-			};
-			try {
-				this.host.send(message);
-			} catch (error) {
-				this.host.log.error("input-result not sent", { error, request: entry.request.request });
-			}
+		if (this.#closed) {
+			this.host.questionEnded(entry.session);
+			return;
 		}
-		this.host.questionEnded(entry.session);
+		const message: InputResult = {
+			type: "input-result",
+			request: entry.request.request,
+			status: result.status,
+			value: result.value,
+		};
+		// Kept until acknowledged: a result written into a socket that died unnoticed reaches nobody.
+		if (this.host.resumable) this.#unacked.set(message.request, { message, session: entry.session });
+		this.#send(message);
+		if (!this.host.resumable) this.host.questionEnded(entry.session);
+	}
+
+	#send(message: InputResult): void {
+		try {
+			this.host.send(message);
+		} catch (error) {
+			this.host.log.error("input-result not sent", { error, request: message.request });
+		}
 	}
 
 	#failed(requestId: string, message: string): void {

@@ -107,7 +107,9 @@ async function startOnMachine(
 		refusal: { status: "refused" as const, code: "planner-not-attached" as const, message },
 	});
 	const holder = r.holder(documentId);
-	if (holder?.state === "grace") return refuse(wording.machineOffline(holder.login));
+	// Stepped away within its grace period, or dropped with its work kept: nothing is kept for it.
+	if (holder?.state === "grace" || holder?.state === "disconnected")
+		return refuse(wording.machineOffline(holder.login));
 	const starter = r.starter();
 	if (!starter?.enabled()) {
 		// No paired machines here: the sentence names the document URL to connect a client to.

@@ -89,6 +89,10 @@ export const wording = {
 	cantConnect: (login: string, reason: string) =>
 		`Can't connect to @${login}'s machine: ${reason}. Try again once that is fixed.`,
 
+	/** planner-attached while the holder's resumable link is down with its work kept (spec: Ownership). */
+	plannerDisconnected: (login: string) =>
+		`${login} is connected to this document, and its connection dropped. Its work is kept until it reconnects. A document has one agent connected at a time.`,
+
 	/** Chat: the Planner is in its grace period (or disconnected). */
 	machineOffline: (login: string) =>
 		`@${login}'s machine is offline, so this message wasn't sent. Send it again when it's back.`,
@@ -122,6 +126,13 @@ export const wording = {
 	resumeNotConfirmed: (by: string) =>
 		`${PLANNER} has not confirmed that it resumed its workflows, as @${by} asked.`,
 	resumeConfirmedLate: () => `${PLANNER} confirmed that it resumed its workflows.`,
+	/** Stop or Resume while a resumable link is down (spec: Resuming, "Stop is held, not lost"). */
+	stopHeld: (by: string) =>
+		`${PLANNER}'s machine is offline, so it was asked to stop, as @${by} asked: its workflows will pause when the machine reconnects.`,
+	stopWithdrewQuestions: (by: string) =>
+		`${PLANNER}'s questions were withdrawn, as @${by} asked: its machine is offline and it was only waiting on them.`,
+	resumeNotHeld: (by: string) =>
+		`${PLANNER}'s machine is offline, so its workflows could not be resumed, as @${by} asked. Resume them again once it is back.`,
 
 	/** A host-tool-call for a turn or session that has ended (spec: Client to server, exact). */
 	turnEndedForTool: () => "The turn has ended.",

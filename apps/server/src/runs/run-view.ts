@@ -27,5 +27,7 @@ export const runCardViewSchema = z.strictObject({
 	earlierStages: z.int().nonnegative(),
 	/** Every stored stage, in order. */
 	stages: z.array(stageViewSchema),
+	/** The Planner that reports it dropped its link and keeps the run for its return: shown as last reported. */
+	disconnected: z.literal(true).optional(),
 });
 export type RunCardView = z.infer<typeof runCardViewSchema>;

@@ -72,6 +72,8 @@ export interface RunsChange {
 export class RunService {
 	/** The latest report's active and paused root runs, per document and session; a restart forgets them. */
 	readonly #roots = new Map<string, { active: string[]; paused: string[] }>();
+	/** Sessions of a Planner whose link dropped with its work kept (per document and session, in memory). */
+	readonly #disconnected = new Set<string>();
 
 	constructor(private readonly deps: DomainDeps) {}
 
@@ -164,7 +166,27 @@ export class RunService {
 
 	/** The document's run cards as Chat shows them, in the order they started. */
 	async list(documentId: string): Promise<RunCardView[]> {
-		return (await this.#rows(this.deps.store, documentId)).map(viewOf).sort(byStart);
+		const views = (await this.#rows(this.deps.store, documentId)).map(viewOf).sort(byStart);
+		return views.map((view) => this.#marked(documentId, view));
+	}
+
+	/**
+	 * A Planner's link dropped with these sessions kept (on), or they came back or ended (off): their cards keep
+	 * the status last reported and say the Planner is disconnected meanwhile. Publishes the cards it changed.
+	 */
+	async setDisconnected(documentId: string, sessions: readonly string[], on: boolean): Promise<void> {
+		const changed = new Set<string>();
+		for (const session of sessions) {
+			const k = key(documentId, session);
+			if (this.#disconnected.has(k) === on) continue;
+			if (on) this.#disconnected.add(k);
+			else this.#disconnected.delete(k);
+			changed.add(session);
+		}
+		if (changed.size === 0) return;
+		const rows = await this.#rows(this.deps.store, documentId);
+		const cards = rows.filter((r) => r.session !== null && changed.has(r.session)).map(viewOf);
+		this.#publish(documentId, { cards, removed: [] });
 	}
 
 	/** The root runs the session's latest report listed as active and paused (none before a report). */
@@ -186,7 +208,13 @@ export class RunService {
 
 	#publish(documentId: string, change: RunsChange): void {
 		if (change.cards.length === 0 && change.removed.length === 0) return;
-		this.deps.hub.publish(documentId, { type: "runs.updated", documentId, ...change });
+		const cards = change.cards.map((card) => this.#marked(documentId, card));
+		this.deps.hub.publish(documentId, { type: "runs.updated", documentId, ...change, cards });
+	}
+
+	#marked(documentId: string, view: RunCardView): RunCardView {
+		const off = view.session === null || !this.#disconnected.has(key(documentId, view.session));
+		return off ? view : { ...view, disconnected: true };
 	}
 }
 

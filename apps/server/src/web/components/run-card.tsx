@@ -18,6 +18,14 @@ export function RunCard({ run }: { run: RunCardView }): ReactNode {
 			<header>
 				<h3>{run.name}</h3>
 				<span className={`badge status-${run.displayStatus}`}>{run.displayStatus}</span>
+				{run.disconnected && (
+					<span
+						className="badge status-disconnected"
+						title="Its Planner's connection dropped; the run is kept until it reconnects."
+					>
+						disconnected
+					</span>
+				)}
 			</header>
 			<p className="muted">
 				Started {time(run.started)}
