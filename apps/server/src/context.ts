@@ -153,6 +153,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 			identity,
 			sessions,
 			domain,
+			store,
 		}),
 		onStop: (fn) => {
 			stopHooks.push(fn);
@@ -166,6 +167,8 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 	if (interrupted > 0) log.info("replies left streaming by the last process failed", { count: interrupted });
 	// Once the context exists: the builds' settings read its config.
 	await builds.boot();
+	// What the last process's Planner links kept, rebuilt for their clients' resume (spec: After a server restart).
+	await context.planner.restoreHolds();
 	return context;
 }
 

@@ -7,6 +7,7 @@ import type { Timer } from "@chopin/agent-link/clock";
 import { type AccessVerdict, accessDeps, checkAccess, type OwnerRef } from "./access";
 import { Controls } from "./control";
 import { type AgentDeps, RECHECK_EVERY_MS } from "./deps";
+import type { Hold } from "./holds";
 import type { AgentLink } from "./link";
 import { Questions } from "./questions";
 import { RememberedIds } from "./request-ids";
@@ -329,9 +330,42 @@ export class AttachedPlanner {
 		this.statusChanged();
 	}
 
+	/** What a restart carries over of its kept sessions (see holds.ts). */
+	record(): Hold {
+		return {
+			sessions: this.sessions.live().map((session) => ({
+				session: session.id,
+				runs: session.holdsRuns,
+				requests: this.questions.record(session),
+			})),
+			stops: this.controls.owed(),
+		};
+	}
+
+	/**
+	 * Rebuilds what another process's link kept (a planner_link_holds row), disconnected, for this link's
+	 * resume: the sessions, each question open or, answered meanwhile, its result to deliver, and owed Stops.
+	 */
+	async restore(hold: Hold): Promise<void> {
+		for (const kept of hold.sessions) {
+			const session = this.sessions.adopt(kept.session);
+			session.holdsRuns = kept.runs;
+			this.runs.adopt(kept.session);
+			for (const asked of kept.requests) {
+				const decision = await this.deps.domain.decisions.get(asked.decisionId).catch(() => undefined);
+				if (!decision) continue;
+				this.questions.restore(session, asked, decision.status === "open" ? null : decision.result);
+			}
+		}
+		this.controls.restoreOwed(hold.stops);
+		this.#state = "disconnected";
+		this.#recheck?.cancel();
+	}
+
 	/** The link closed: turns fail, sessions end, questions and their Decisions are withdrawn, live runs stop. */
-	teardown(): Promise<void> {
+	teardown(options: { withdraw?: boolean } = {}): Promise<void> {
 		if (this.#state === "ended") return Promise.resolve();
+		const withdraw = options.withdraw ?? true;
 		const wasDisconnected = this.#state === "disconnected";
 		this.#state = "ended";
 		if (wasDisconnected) {
@@ -343,7 +377,9 @@ export class AttachedPlanner {
 		this.sessions.closeAll();
 		const done = (async () => {
 			await Promise.allSettled([...this.#work]);
-			await this.questions.closeAll();
+			// A server handing over withdraws nothing on the way out: the Decisions stay open in the document.
+			if (withdraw) await this.questions.closeAll();
+			else this.questions.forget();
 			await this.runs.stopAll();
 		})();
 		return done.catch((error: unknown) => this.deps.log.error("agent teardown failed", { error }));

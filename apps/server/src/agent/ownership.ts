@@ -109,6 +109,12 @@ export class Ownership {
 		this.changed(documentId);
 	}
 
+	/** A hold the last process wrote, rebuilt at start-up: the account holds the document, disconnected. */
+	hold(documentId: string, owner: Owner): void {
+		this.#holders.set(documentId, { ...owner, state: "disconnected" });
+		this.changed(documentId);
+	}
+
 	/** Ends a grace period (or any holding) at once; true when there was one. */
 	release(documentId: string): boolean {
 		const held = this.#holders.get(documentId);

@@ -116,7 +116,16 @@ export interface PlannerService {
 	linkStats(): LinkStats[];
 	/** The handlers of the "agent" socket kind. */
 	socketHandlers(): SocketHandlers<AgentSocketData>;
-	/** The server is stopping: every link closes with 1012 and what it held is withdrawn. */
+	/**
+	 * Start-up: rebuilds the planner_link_holds rows the last process wrote as suspended holds (github mode;
+	 * under AUTH_MODE=local nothing is handed over).
+	 */
+	restoreHolds(): Promise<void>;
+	/**
+	 * The server is stopping: every link is told (restarting, with restart-notice), then closed with 1012. In
+	 * github mode no question is withdrawn and what resumable links kept is written to planner_link_holds;
+	 * under AUTH_MODE=local what every link held ends.
+	 */
 	stop(): Promise<void>;
 }
 

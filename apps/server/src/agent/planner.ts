@@ -11,6 +11,7 @@ import { runChatTurn } from "./chat-turns";
 import type { ControlAction } from "./control";
 import type { AgentDeps } from "./deps";
 import { documentIdOf, documentUrl } from "./document-ref";
+import { Handover } from "./handover";
 import { type InvokeInput, type InvokeResult, invokeTurn } from "./invoke";
 import { type JobInput, type JobResult, runJob } from "./jobs";
 import { AgentLink, type CloseCause, type LinkEvents } from "./link";
@@ -63,6 +64,8 @@ export class Planner implements PlannerService {
 	readonly #held = new Map<string, AttachedPlanner>();
 	/** Per link: attached, waiting for the first message that says whether it resumes. */
 	readonly #unconfirmed = new Map<string, Unconfirmed>();
+	/** The restart hand-over: planner_link_holds rows written and rebuilt (github mode). */
+	readonly #handover: Handover;
 	/** Per document: bumped by every explicit end, so an attach checked before it is refused after. */
 	readonly #ends = new Map<string, { n: number; code: EndCode; message: string }>();
 	readonly #teardowns = new Set<Promise<void>>();
@@ -82,6 +85,7 @@ export class Planner implements PlannerService {
 			holder: (id) => this.#ownership.holder(id),
 			starter: () => this.#starter,
 			waiters: this.#waiters,
+			inHandover: (id) => this.#handover.inWindow(id),
 			publish: (id) => this.#publish(id),
 		};
 		this.#ownership = new Ownership(
@@ -89,6 +93,12 @@ export class Planner implements PlannerService {
 			() => deps.config.plannerAttachGraceMs,
 			(id) => this.#publish(id),
 		);
+		this.#handover = new Handover({
+			deps,
+			ownership: this.#ownership,
+			publish: (id) => this.#publish(id),
+			track: (work) => this.#track(work),
+		});
 		const { sessions, domain } = deps;
 		this.#unsubscribe.push(
 			sessions.onSignOut((_login, sessionId) => this.#signInEnded(sessionId)),
@@ -149,7 +159,11 @@ export class Planner implements PlannerService {
 		const holder = this.#ownership.holder(documentId);
 		if (!holder) return { state: "unattached" };
 		if (holder.state === "grace") return { state: "grace", login: holder.login, until: holder.until };
-		if (holder.state === "disconnected") return { state: "disconnected", login: holder.login };
+		// Inside a restart's hand-over window the members see the Planner attached (spec: After a server restart).
+		if (holder.state === "disconnected") {
+			const inWindow = this.#handover.inWindow(documentId);
+			return { state: inWindow ? "attached" : "disconnected", login: holder.login };
+		}
 		const busy = this.#attached.get(documentId)?.busy ?? false;
 		return { state: busy ? "working" : "attached", login: holder.login };
 	}
@@ -201,9 +215,11 @@ export class Planner implements PlannerService {
 				.catch((error: unknown) => this.deps.log.error("control notice not posted", { error }));
 			this.#ownership.leave(documentId, null, "grace");
 			this.#teardown(held);
+			this.#handover.forget(documentId);
 			return { sent: 0 };
 		}
 		held.controls.press(action, by, sessions, true);
+		if (action === "stop") this.#handover.persist(held, false);
 		return { sent: 0 };
 	}
 
@@ -290,11 +306,20 @@ export class Planner implements PlannerService {
 		for (const link of this.#links.values()) {
 			if (link.features.has("restart-notice")) link.send({ type: "restarting", reconnectWithinMs });
 		}
+		const liveAtCut = new Set(this.#attached.values());
 		for (const link of [...this.#links.values()]) {
 			link.close({ code: 1012, reason: "server restarting", kind: "restarting" });
 		}
-		for (const held of [...this.#held.values()]) this.#teardown(held);
+		if (this.#handover.enabled) {
+			// Written for the next process: a hold live at the cut gets its hand-over window, one already
+			// dropped keeps its state. Nothing is withdrawn on the way out.
+			const writes = [...this.#held.values()].map((held) => this.#handover.write(held, liveAtCut.has(held)));
+			await Promise.allSettled(writes);
+		} else {
+			for (const held of [...this.#held.values()]) this.#teardown(held);
+		}
 		this.#held.clear();
+		this.#handover.stop();
 		while (this.#teardowns.size) await Promise.allSettled([...this.#teardowns]);
 		this.#waiters.wakeAll();
 		this.#ownership.clear();
@@ -341,6 +366,9 @@ export class Planner implements PlannerService {
 		if (!acquired.ok) return link.refuse("planner-attached", acquired.message);
 		if (acquired.replaces) this.#replace(document.id, acquired.replaces, principal.login);
 		this.#bind(link, attached, check);
+		const rebuilt = await this.#handover.take(link, document.id, () => this.#planner(link, attached, check));
+		if (rebuilt) this.#held.set(document.id, rebuilt);
+		if (!link.open) return;
 		const hold = this.#held.get(document.id);
 		if (resumable) this.#unconfirmed.set(link.id, hold ? { kind: "hold", hold } : { kind: "fresh" });
 		// The same account attaching with a client that cannot resume ends what its dropped link kept.
@@ -363,7 +391,14 @@ export class Planner implements PlannerService {
 
 	/** The document's Planner for this link, in the maps. */
 	#bind(link: AgentLink, attached: AttachedDocument, check: AttachCheck & { ok: true }): AttachedPlanner {
-		const planner = new AttachedPlanner(
+		const planner = this.#planner(link, attached, check);
+		this.#attached.set(attached.id, planner);
+		this.#byLink.set(link.id, planner);
+		return planner;
+	}
+
+	#planner(link: AgentLink, attached: AttachedDocument, check: AttachCheck & { ok: true }): AttachedPlanner {
+		return new AttachedPlanner(
 			link,
 			attached,
 			{
@@ -374,9 +409,6 @@ export class Planner implements PlannerService {
 			this.deps,
 			() => this.#publish(attached.id),
 		);
-		this.#attached.set(attached.id, planner);
-		this.#byLink.set(link.id, planner);
-		return planner;
 	}
 
 	/**
@@ -412,6 +444,7 @@ export class Planner implements PlannerService {
 				return;
 			}
 			this.#held.delete(documentId);
+			this.#handover.forget(documentId);
 			void planner.teardown();
 			this.#attached.set(documentId, hold);
 			this.#byLink.set(link.id, hold);
@@ -469,16 +502,22 @@ export class Planner implements PlannerService {
 
 	/** What a dropped link kept ends for good: questions withdrawn, runs shown stopped. */
 	#endHold(documentId: string): void {
+		this.#handover.endRestored(documentId);
 		const hold = this.#held.get(documentId);
 		if (!hold) return;
 		this.#held.delete(documentId);
 		this.#teardown(hold);
+		this.#handover.forget(documentId);
 	}
 
-	#teardown(planner: AttachedPlanner): void {
-		const teardown = planner.teardown();
-		this.#teardowns.add(teardown);
-		void teardown.finally(() => this.#teardowns.delete(teardown));
+	#teardown(planner: AttachedPlanner, options: { withdraw?: boolean } = {}): void {
+		this.#track(planner.teardown(options));
+	}
+
+	/** Background work settled() and stop() wait for. */
+	#track(work: Promise<void>): void {
+		this.#teardowns.add(work);
+		void work.finally(() => this.#teardowns.delete(work));
 	}
 
 	/** The same machine attached again: its earlier link (stale, or a second backend) is closed, its Planner let go. */
@@ -514,11 +553,13 @@ export class Planner implements PlannerService {
 			this.#held.set(documentId, planner);
 			this.#ownership.disconnect(documentId, link.id);
 			this.deps.log.info("agent link dropped, work kept", { link: link.id, document: documentId });
+			// Stored at once, so a crash keeps the hold of a link that had already dropped (a stop writes its own).
+			if (cause.kind === "dropped") this.#handover.persist(planner, false);
 			return;
 		}
 		const release = cause.kind === "refused" || cause.kind === "restarting";
 		this.#ownership.leave(documentId, link.id, release ? "release" : "grace");
-		this.#teardown(planner);
+		this.#teardown(planner, { withdraw: !(cause.kind === "restarting" && this.#handover.enabled) });
 	}
 
 	/** An explicit end: the attached link is refused and closed, a grace period ends, and attaches in flight are refused. */
@@ -556,6 +597,10 @@ export class Planner implements PlannerService {
 		if (planner) planner.link.refuse("access-revoked", message);
 		this.#endHold(documentId);
 		this.#ownership.release(documentId);
+	}
+
+	restoreHolds(): Promise<void> {
+		return this.#handover.restoreAll();
 	}
 
 	#publish(documentId: string): void {

@@ -33,8 +33,11 @@ export interface QuestionsHost {
 	questionEnded(session: PlannerSession): void;
 }
 
+/** What a question needs of its input-request once asked (a restored one has only these). */
+type Asked = Pick<InputRequest, "request" | "rootRunId" | "workflowRunId">;
+
 interface OpenQuestion {
-	request: InputRequest;
+	request: Asked;
 	session: PlannerSession;
 	/** The Decision's id once made; null when it could not be made. */
 	decision: Promise<string | null>;
@@ -47,6 +50,7 @@ interface OpenQuestion {
 interface Unacknowledged {
 	message: InputResult;
 	session: PlannerSession;
+	decisionId?: string;
 }
 
 export class Questions {
@@ -96,6 +100,58 @@ export class Questions {
 				void entry.decision.then((decisionId) => (decisionId ? this.#withdraw(decisionId) : undefined));
 		}
 		return this.requestsOf(session).filter((id) => named.has(id));
+	}
+
+	/**
+	 * What a restart carries over for the session: each question whose Decision exists, open or answered and
+	 * not acknowledged (one still being made is not kept: its answer goes to the Planner as a turn of its own).
+	 */
+	record(session: PlannerSession): { request: string; decisionId: string; rootRunId?: string }[] {
+		const out: { request: string; decisionId: string; rootRunId?: string }[] = [];
+		for (const [request, q] of this.#open) {
+			if (q.session !== session || !q.decisionId) continue;
+			const root = q.request.rootRunId ?? q.request.workflowRunId;
+			out.push({ request, decisionId: q.decisionId, ...(root && { rootRunId: root }) });
+		}
+		for (const [request, u] of this.#unacked) {
+			if (u.session === session && u.decisionId) out.push({ request, decisionId: u.decisionId });
+		}
+		return out;
+	}
+
+	/**
+	 * A question carried over by a restart: still open (its Decision's answer goes to the client's request),
+	 * or settled meanwhile (its result is delivered once after resumed). A workflow run's pause is not carried
+	 * over, so no answer is held for it.
+	 */
+	restore(
+		session: PlannerSession,
+		asked: { request: string; decisionId: string },
+		result: DecisionResult | null,
+	): void {
+		if (result) {
+			const message: InputResult = {
+				type: "input-result",
+				request: asked.request,
+				status: result.status,
+				value: result.value,
+			};
+			this.#unacked.set(asked.request, { message, session, decisionId: asked.decisionId });
+			return;
+		}
+		this.#open.set(asked.request, {
+			request: { request: asked.request },
+			session,
+			decision: Promise.resolve(asked.decisionId),
+			decisionId: asked.decisionId,
+		});
+	}
+
+	/** Whether a Decision is one of these questions' (open or answered and not acknowledged). */
+	holdsDecision(decisionId: string): boolean {
+		for (const q of this.#open.values()) if (q.decisionId === decisionId) return true;
+		for (const u of this.#unacked.values()) if (u.decisionId === decisionId) return true;
+		return false;
 	}
 
 	/** After resumed: every unacknowledged result of the session, sent again in the order they settled. */
@@ -194,6 +250,13 @@ export class Questions {
 		this.#open.clear();
 	}
 
+	/** The server is stopping and hands over: nothing is withdrawn or sent; the Decisions stay open. */
+	forget(): void {
+		this.#closed = true;
+		this.#open.clear();
+		this.#unacked.clear();
+	}
+
 	async #withdrawEntry(entry: OpenQuestion): Promise<void> {
 		if (entry.held) {
 			// Answered already: the Decision is settled; only the held result is dropped.
@@ -226,7 +289,14 @@ export class Questions {
 			value: result.value,
 		};
 		// Kept until acknowledged: a result written into a socket that died unnoticed reaches nobody.
-		if (this.host.resumable) this.#unacked.set(message.request, { message, session: entry.session });
+		if (this.host.resumable) {
+			const { decisionId } = entry;
+			this.#unacked.set(message.request, {
+				message,
+				session: entry.session,
+				...(decisionId && { decisionId }),
+			});
+		}
 		this.#send(message);
 		if (!this.host.resumable) this.host.questionEnded(entry.session);
 	}

@@ -21,6 +21,8 @@ export interface ReserveDeps {
 	holder(documentId: string): { state: string; login: string } | undefined;
 	starter(): PlannerStarter | undefined;
 	waiters: AttachWaiters;
+	/** Whether the document's Planner is inside a restart's hand-over window, its client not back yet. */
+	inHandover(documentId: string): boolean;
 	/** The Planner's state for pages changed (it is working now). */
 	publish(documentId: string): void;
 }
@@ -107,6 +109,9 @@ async function startOnMachine(
 		refusal: { status: "refused" as const, code: "planner-not-attached" as const, message },
 	});
 	const holder = r.holder(documentId);
+	if (holder?.state === "disconnected" && r.inHandover(documentId)) {
+		return refuse(wording.stillConnectingHandover(holder.login));
+	}
 	// Stepped away within its grace period, or dropped with its work kept: nothing is kept for it.
 	if (holder?.state === "grace" || holder?.state === "disconnected")
 		return refuse(wording.machineOffline(holder.login));

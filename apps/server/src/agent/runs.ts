@@ -35,6 +35,11 @@ export class RunReports {
 		this.#chains.set(session.id, next);
 	}
 
+	/** A session carried over by a restart: its stored runs show stopped if it ends without being resumed. */
+	adopt(sessionId: string): void {
+		if (!this.#chains.has(sessionId)) this.#chains.set(sessionId, Promise.resolve());
+	}
+
 	/** Roots the session's latest stored report lists as paused. */
 	paused(session: PlannerSession): string[] {
 		return this.host.domain.runs.roots(this.host.documentId, session.id).paused;

@@ -83,6 +83,14 @@ export class SessionTable {
 		});
 	}
 
+	/** A started session carried over from another process's link (a restart's hold), under its own id. */
+	adopt(id: string, mode: SessionMode = "planner"): PlannerSession {
+		const session = new PlannerSession(id, mode);
+		session.state = "started";
+		this.#sessions.set(id, session);
+		return session;
+	}
+
 	/** started: the session is ready for turns. */
 	started(id: string): void {
 		const starting = this.#starting.get(id);

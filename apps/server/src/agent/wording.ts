@@ -93,6 +93,10 @@ export const wording = {
 	plannerDisconnected: (login: string) =>
 		`${login} is connected to this document, and its connection dropped. Its work is kept until it reconnects. A document has one agent connected at a time.`,
 
+	/** Chat: inside a restart's hand-over window, before the client has resumed (spec: Without an attached Planner). */
+	stillConnectingHandover: (login: string) =>
+		`Still connecting to @${login}'s machine, so this message wasn't sent. Send it again in a moment.`,
+
 	/** Chat: the Planner is in its grace period (or disconnected). */
 	machineOffline: (login: string) =>
 		`@${login}'s machine is offline, so this message wasn't sent. Send it again when it's back.`,

@@ -1,0 +1,176 @@
+// Spec "After a server restart", in github mode on SQLite and PostgreSQL: a graceful stop tells every link, closes
+// it 1012 and withdraws nothing; a resumable link's hold is written to planner_link_holds and rebuilt by the next
+// start with its hand-over window (the Planner shown attached, @chopin refused as still connecting); the client
+// resumes and receives an answer given in between exactly once; a window missed leaves the hold disconnected;
+// an attach that does not resume ends it. Under AUTH_MODE=local nothing is handed over.
+import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
+import type { Question } from "@chopin/agent-link";
+import { runnableKinds } from "../store/testing";
+import { AgentFixture } from "../testing/agent-fixture";
+import { wording } from "./wording";
+
+setDefaultTimeout(30_000);
+
+let f: AgentFixture | undefined;
+afterEach(async () => {
+	await f?.close();
+	f = undefined;
+});
+
+const RESUMABLE = { features: "resumable-sessions, restart-notice" };
+const question: Question = { method: "confirm", title: "Ship it?", message: "" };
+
+/** octocat's resumable Planner, in a turn that asked q1 and reported a live run, on the given store. */
+async function asking(store: "sqlite" | "postgres", mode: "github" | "local" = "github") {
+	f = await AgentFixture.start({ mode, store });
+	const fx = f;
+	const login = fx.cast.admin;
+	const doc = await fx.createDocument();
+	await fx.signIn(login);
+	const { socket } = await fx.attach(login, doc.id, RESUMABLE);
+	const turn = await fx.chatTurn(socket, doc.id, login);
+	const session = turn.session;
+	socket.send({ type: "input-request", request: "q1", session, input: question });
+	socket.send({
+		type: "runs",
+		session,
+		active: ["r1"],
+		paused: [],
+		cards: [{ id: "r1", name: "Run", status: "running", started: 1, updated: 1, stages: [], waiting: 0 }],
+	});
+	socket.send({ type: "turn-end", session, turn: turn.turn, status: "finished" });
+	await fx.until(async () => !!(await fx.ctx.domain.decisions.findByRequest(doc.id, "q1")), "the Decision");
+	await fx.until(async () => (await fx.ctx.domain.runs.list(doc.id)).length === 1, "the run card");
+	const decisionId = (await fx.ctx.domain.decisions.findByRequest(doc.id, "q1"))!.id;
+	const answer = () =>
+		fx.ctx.domain.decisions.answer(decisionId, { answer: { kind: "confirm", yes: true }, by: login });
+	const status = async () => (await fx.ctx.domain.decisions.get(decisionId)).status;
+	return { f: fx, login, doc, socket, session, decisionId, answer, status };
+}
+
+for (const store of runnableKinds()) {
+	describe(`a graceful restart hands the Planner over [${store}]`, () => {
+		test("told, closed 1012, nothing withdrawn; rebuilt in its window; an answer in between arrives once", async () => {
+			const { f, login, doc, socket, session, answer, status } = await asking(store);
+			await f.server.restart();
+			expect(await socket.expect("restarting")).toEqual({
+				type: "restarting",
+				reconnectWithinMs: f.ctx.config.handoverPlannerWindowMs,
+			});
+			expect((await socket.closed).code).toBe(1012);
+			// The next process: the Decision is still open, and the Planner shows attached in its window.
+			expect(await status()).toBe("open");
+			expect(f.ctx.planner.status(doc.id)).toEqual({ state: "attached", login });
+			const sent = await f.ctx.planner.handleMessage({
+				documentId: doc.id,
+				author: login,
+				body: "@chopin hi",
+			});
+			expect(sent).toMatchObject({ status: "refused", message: wording.stillConnectingHandover(login) });
+			// A member answers before the client is back.
+			await answer();
+			await f.signIn(login);
+			const { socket: back } = await f.attach(login, doc.id, RESUMABLE);
+			back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+			expect(await back.expect("resumed")).toEqual({
+				type: "resumed",
+				sessions: [{ session, requests: ["q1"] }],
+			});
+			expect(await back.expect("input-result")).toMatchObject({
+				request: "q1",
+				status: "answered",
+				value: true,
+			});
+			back.send({ type: "input-received", request: "q1" });
+			// The live run keeps the session; nothing more is sent for the question.
+			await f.sync(back);
+			expect(back.pending.filter((m) => m.type === "input-result")).toEqual([]);
+			expect(f.ctx.planner.status(doc.id).state).toBe("attached");
+			await f.ctx.planner.settled();
+			const rows = await f.ctx.store.many(f.ctx.store.sql`SELECT * FROM planner_link_holds`);
+			expect(rows).toEqual([]);
+		});
+
+		test("an answer given after the resume goes straight to the client, once", async () => {
+			const { f, login, doc, session, answer } = await asking(store);
+			await f.server.restart();
+			await f.signIn(login);
+			const { socket: back } = await f.attach(login, doc.id, RESUMABLE);
+			back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+			expect(await back.expect("resumed")).toEqual({
+				type: "resumed",
+				sessions: [{ session, requests: ["q1"] }],
+			});
+			await answer();
+			expect(await back.expect("input-result")).toMatchObject({ request: "q1", status: "answered" });
+			back.send({ type: "input-received", request: "q1" });
+			await f.sync(back);
+			expect(back.pending.filter((m) => m.type === "input-result")).toEqual([]);
+		});
+
+		test("the window ends with no resume: the hold is disconnected, logged as missed, and still resumable", async () => {
+			const { f, login, doc, session } = await asking(store);
+			await f.server.restart();
+			await f.clock.advance(f.ctx.config.handoverPlannerWindowMs);
+			expect(f.ctx.planner.status(doc.id)).toEqual({ state: "disconnected", login });
+			expect(f.server.logs.some((l) => l.msg === "planner hand-over missed")).toBe(true);
+			await f.until(async () => (await f.ctx.domain.runs.list(doc.id))[0]?.disconnected === true, "the card");
+			const sent = await f.ctx.planner.handleMessage({
+				documentId: doc.id,
+				author: login,
+				body: "@chopin hi",
+			});
+			expect(sent).toMatchObject({ status: "refused", message: wording.machineOffline(login) });
+			await f.signIn(login);
+			const { socket: back } = await f.attach(login, doc.id, RESUMABLE);
+			back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+			expect(await back.expect("resumed")).toEqual({
+				type: "resumed",
+				sessions: [{ session, requests: ["q1"] }],
+			});
+		});
+
+		test("the same account attaching with anything but resume first ends the hold: its question is withdrawn", async () => {
+			const { f, login, doc, decisionId } = await asking(store);
+			await f.server.restart();
+			await f.signIn(login);
+			await f.attach(login, doc.id, { features: "" });
+			await f.until(
+				async () => (await f.ctx.domain.decisions.get(decisionId)).status !== "open",
+				"withdrawn",
+			);
+			await f.until(
+				async () => (await f.ctx.domain.runs.list(doc.id))[0]?.displayStatus === "stopped",
+				"the run shown stopped",
+			);
+			await f.ctx.planner.settled();
+			expect(await f.ctx.store.many(f.ctx.store.sql`SELECT * FROM planner_link_holds`)).toEqual([]);
+		});
+
+		test("a link that dropped before the stop is kept with no window: disconnected at once after the restart", async () => {
+			const { f, login, doc, socket, session } = await asking(store);
+			socket.terminate();
+			await f.until(() => f.ctx.planner.status(doc.id).state === "disconnected", "disconnected");
+			await f.ctx.planner.settled();
+			await f.server.restart();
+			expect(f.ctx.planner.status(doc.id)).toEqual({ state: "disconnected", login });
+			await f.signIn(login);
+			const { socket: back } = await f.attach(login, doc.id, RESUMABLE);
+			back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+			expect(await back.expect("resumed")).toEqual({
+				type: "resumed",
+				sessions: [{ session, requests: ["q1"] }],
+			});
+		});
+	});
+}
+
+describe("AUTH_MODE=local is never handed over", () => {
+	test("a stop ends what the link held, as before: the question is withdrawn and nothing is written", async () => {
+		const { f, socket, status } = await asking("sqlite", "local");
+		await f.server.restart();
+		expect((await socket.closed).code).toBe(1012);
+		await f.until(async () => (await status()) !== "open", "withdrawn");
+		expect(await f.ctx.store.many(f.ctx.store.sql`SELECT * FROM planner_link_holds`)).toEqual([]);
+	});
+});
