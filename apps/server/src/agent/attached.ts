@@ -235,6 +235,7 @@ export class AttachedPlanner {
 	/** Resolves once the checks and withdrawals under way have finished (tests, a graceful stop). */
 	async settled(): Promise<void> {
 		while (this.#work.size) await Promise.allSettled([...this.#work]);
+		await this.runs.settled();
 	}
 
 	/** The link closed: turns fail, sessions end, questions and their Decisions are withdrawn, live runs stop. */

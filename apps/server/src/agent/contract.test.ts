@@ -38,7 +38,7 @@ for (const runtime of RUNTIMES) {
 		}
 
 		test(
-			"connect: attached with no features granted, then detach closes 1000",
+			"connect: attached with the features the client asked for that the server grants, then detach closes 1000",
 			async () => {
 				const { f, doc, target } = await setup();
 				const result = await runner.run("connect", target());
@@ -50,7 +50,7 @@ for (const runtime of RUNTIMES) {
 							repository: "acme/app",
 							url: `${f.publicUrl}/d/${doc.id}`,
 						},
-						features: [],
+						features: ["run-stage-deltas"],
 					},
 					closed: { code: 1000, reason: "detach" },
 				});

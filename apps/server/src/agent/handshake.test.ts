@@ -28,17 +28,20 @@ for (const mode of ["local", "github"] as const) {
 			});
 		});
 
-		test("with Chopin-Agent-Features, attached lists the requested features this server supports: none yet", async () => {
+		test("with Chopin-Agent-Features, attached lists the requested features this server supports", async () => {
 			f = await AgentFixture.start({ mode });
 			const doc = await f.createDocument();
 			await f.signIn(f.cast.admin);
-			for (const features of [
-				"run-stage-deltas, resumable-sessions, restart-notice, decision-option-previews",
-				"not-a-feature",
-				"",
-			]) {
+			for (const [features, granted] of [
+				[
+					"run-stage-deltas, resumable-sessions, restart-notice, decision-option-previews",
+					["run-stage-deltas"],
+				],
+				["not-a-feature", []],
+				["", []],
+			] as const) {
 				const { socket, attached } = await f.attach(f.cast.admin, doc.id, { features });
-				expect(attached.features).toEqual([]);
+				expect(attached.features).toEqual([...granted]);
 				socket.send({ type: "detach" });
 				await socket.closed;
 			}
