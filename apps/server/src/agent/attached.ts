@@ -267,6 +267,7 @@ export class AttachedPlanner {
 	/** Resolves once the checks and withdrawals under way have finished (tests, a graceful stop). */
 	async settled(): Promise<void> {
 		while (this.#work.size) await Promise.allSettled([...this.#work]);
+		await this.runs.settled();
 	}
 
 	/**

@@ -71,24 +71,7 @@ describe("frames", () => {
 			{ type: "resume", sessions: [] },
 			{ type: "input-received", request: "r1" },
 			{ type: "capabilities", catalog: {} },
-			{
-				type: "runs",
-				session: "s",
-				active: [],
-				paused: [],
-				cards: [
-					{
-						id: "r",
-						name: "R",
-						status: "running",
-						started: 1,
-						updated: 1,
-						stagesDelta: true,
-						stages: [],
-						waiting: 0,
-					},
-				],
-			},
+			// A delta card on a link without run-stage-deltas: run-deltas.test.ts.
 		]) {
 			const { socket } = await attached();
 			socket.send(message);

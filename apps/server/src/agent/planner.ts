@@ -31,6 +31,7 @@ import { wording } from "./wording";
 
 /** The optional features this server implements; attached lists the requested ones among them. */
 export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
+	"run-stage-deltas",
 	"resumable-sessions",
 	"restart-notice",
 ]);

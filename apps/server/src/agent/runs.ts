@@ -40,6 +40,11 @@ export class RunReports {
 		if (!this.#chains.has(sessionId)) this.#chains.set(sessionId, Promise.resolve());
 	}
 
+	/** Resolves once every report received so far is stored (or failed and was logged). */
+	async settled(): Promise<void> {
+		await Promise.all(this.#chains.values());
+	}
+
 	/** Roots the session's latest stored report lists as paused. */
 	paused(session: PlannerSession): string[] {
 		return this.host.domain.runs.roots(this.host.documentId, session.id).paused;

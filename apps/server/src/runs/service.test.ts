@@ -136,6 +136,33 @@ describeStores("run cards", (t) => {
 		expect(r0.stages.map((s) => s.id)).toEqual(stages.map((s) => s.id));
 	});
 
+	test("where the spec is silent: a repeated id in a full card, [] for a run without stages, a delta first", async () => {
+		const { runs, doc } = await setup();
+		await runs.apply(
+			doc.id,
+			"s1",
+			report(
+				card("full", { stages: [stage("a", "pending"), stage("b", "running"), stage("a", "completed")] }),
+				card("empty", { earlierStages: 7 }),
+				card("delta", { stagesDelta: true, stages: [stage("x", "running")] }),
+			),
+		);
+		const shown = Object.fromEntries(
+			(await runs.list(doc.id)).map((r) => [r.id, [r.stages.map((s) => [s.id, s.status]), r.earlierStages]]),
+		);
+		expect(shown).toEqual({
+			full: [
+				[
+					["a", "completed"],
+					["b", "running"],
+				],
+				0,
+			],
+			empty: [[], 7],
+			delta: [[["x", "running"]], 0],
+		});
+	});
+
 	test("parentIds: unfinished descendants of a failed stage show stopped, finished outcomes stay", async () => {
 		const { runs, doc } = await setup();
 		const change = await runs.apply(

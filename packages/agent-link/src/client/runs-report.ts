@@ -3,6 +3,7 @@
  * run-stage-deltas a report too large for one frame, or a card with more than 64 stages, goes as
  * several complete reports in a row: full cards first, then delta cards carrying the stages left.
  * Without it, full cards carry the 64 most recent stages and earlierStages counts the rest.
+ * With it, a card already sent on the link goes as a delta of what changed (runs-sent.ts).
  */
 import { z } from "zod";
 import { EncodeError } from "../encode";
@@ -20,6 +21,7 @@ import {
 } from "../schemas/runs";
 import { utf8ByteLength } from "../text";
 import { LinkError } from "./errors";
+import type { RunsSent } from "./runs-sent";
 
 /** A full card as a backend reports it: every stage the run reached, in order, however many. */
 export const reportedFullCardSchema = fullRunCardSchema.extend({ stages: z.array(stageSchema) });
@@ -38,7 +40,11 @@ export const runsReportSchema = z.strictObject({
 });
 export type RunsReport = z.infer<typeof runsReportSchema>;
 
-export function planRunsReport(session: string, input: RunsReport, deltas: boolean): Runs[] {
+/**
+ * The runs messages for one report. With deltas and `sent` (what this link's messages made Chopin
+ * store), full cards that only change or add stages go as delta cards of those stages.
+ */
+export function planRunsReport(session: string, input: RunsReport, deltas: boolean, sent?: RunsSent): Runs[] {
 	const parsed = runsReportSchema.safeParse(input);
 	if (!parsed.success) {
 		throw new EncodeError(
@@ -50,12 +56,13 @@ export function planRunsReport(session: string, input: RunsReport, deltas: boole
 	const report = parsed.data;
 	const base = { type: "runs" as const, session, active: report.active, paused: report.paused };
 	if (!deltas) return [{ ...base, cards: report.cards.map(recentStages) }];
+	const cards = sent ? sent.narrow(report.cards) : report.cards;
 
-	const whole: Runs = { ...base, cards: report.cards as Runs["cards"] };
+	const whole: Runs = { ...base, cards: cards as Runs["cards"] };
 	const fitsAsIs =
-		report.cards.every((card) => card.stagesDelta === true || card.stages.length <= STAGES_MAX) &&
+		cards.every((card) => card.stagesDelta === true || card.stages.length <= STAGES_MAX) &&
 		bytes(whole) <= MAX_FRAME_BYTES;
-	return fitsAsIs ? [whole] : split(base, report.cards);
+	return fitsAsIs ? [whole] : split(base, cards);
 }
 
 /** Without deltas: the 64 most recent stages, and earlierStages counting the ones left out. */

@@ -1,7 +1,8 @@
 /** A session's questions and reports around its start, its end, and a link that drops. */
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { questions } from "../testing/examples";
-import { TOKEN } from "./contract/harness";
+import { connectAgent } from "./connection";
+import { DOCUMENT, TOKEN } from "./contract/harness";
 import { ScriptedServer } from "./contract/scripted-server";
 import type { Session } from "./session";
 import { attachedLink, recorder, sync } from "./testing";
@@ -84,4 +85,41 @@ test("between a drop and its resume, reportRuns sends nothing and says so", asyn
 	connection.terminate();
 	await link.closed;
 	expect(session.reportRuns({ active: [], paused: [], cards: [] })).toBe(0);
+});
+
+test("with run-stage-deltas a report again sends only what changed; after a resume every stage goes again", async () => {
+	const { session, connection, link, record } = await started();
+	const stage = (id: string, status: "running" | "completed") => ({ id, name: `Stage ${id}`, status });
+	const report = (...stages: ReturnType<typeof stage>[]) => ({
+		active: ["r1"],
+		paused: [],
+		cards: [
+			{ id: "r1", name: "Run", status: "running" as const, started: 1, updated: 2, waiting: 0, stages },
+		],
+	});
+	session.reportRuns(report(stage("a", "completed"), stage("b", "running")));
+	expect((await connection.expect("runs")).cards[0]).not.toHaveProperty("stagesDelta");
+	session.reportRuns(report(stage("a", "completed"), stage("b", "completed"), stage("c", "running")));
+	expect((await connection.expect("runs")).cards[0]).toMatchObject({
+		stagesDelta: true,
+		stages: [stage("b", "completed"), stage("c", "running")],
+	});
+
+	connection.terminate();
+	const { resume } = await link.closed;
+	const resumed = connectAgent({
+		url: server.url,
+		token: TOKEN,
+		document: DOCUMENT,
+		handlers: record.handlers,
+		resume,
+	});
+	const again = await server.nextConnection();
+	await again.attach();
+	await again.expect("resume");
+	again.send({ type: "resumed", sessions: [{ session: "s1", requests: [] }] });
+	await resumed;
+	session.reportRuns(report(stage("a", "completed"), stage("b", "completed"), stage("c", "running")));
+	const full = (await again.expect("runs")).cards[0]!;
+	expect([full.stagesDelta, full.stages.map((s) => s.id)]).toEqual([undefined, ["a", "b", "c"]]);
 });

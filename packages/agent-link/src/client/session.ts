@@ -15,6 +15,7 @@ import {
 	type QuestionResult,
 } from "./questions";
 import { planRunsReport, type RunsReport } from "./runs-report";
+import { RunsSent } from "./runs-sent";
 import { Turn } from "./turn";
 import type { Wire } from "./wire";
 
@@ -28,6 +29,8 @@ export class Session {
 	#ended = false;
 	/** Frames the backend sent before the client answered started; they follow it. */
 	#held: string[] | null = [];
+	/** What the runs messages sent on this wire made Chopin store; a new wire (an attach) starts over. */
+	#runsSent: { wire: Wire; sent: RunsSent } | undefined;
 
 	constructor(
 		readonly id: string,
@@ -124,16 +127,26 @@ export class Session {
 	/**
 	 * Reports the session's workflow runs: one runs message, or several in a row when it needs
 	 * more than a frame (run-stage-deltas), or full cards with the 64 most recent stages without
-	 * it. Returns how many messages were sent: 0 while no link carries the session (report again
+	 * it. With run-stage-deltas each stage goes once after each attach, then only what changes.
+	 * Returns how many messages were sent: 0 while no link carries the session (report again
 	 * after the resume).
 	 */
 	reportRuns(report: RunsReport): number {
 		if (this.#ended) throw sessionEnded();
 		const wire = this.#wire;
 		if (!wire) return 0;
-		const messages = planRunsReport(this.id, report, wire.features.has("run-stage-deltas"));
+		if (this.#runsSent?.wire !== wire) this.#runsSent = { wire, sent: new RunsSent() };
+		const { sent } = this.#runsSent;
+		const messages = planRunsReport(this.id, report, wire.features.has("run-stage-deltas"), sent);
 		const frames = messages.map((message) => wire.encode(message));
-		for (const frame of frames) this.#send(wire, frame);
+		try {
+			for (const frame of frames) this.#send(wire, frame);
+		} catch (error) {
+			// Not all of it went out: the next report sends every stage again.
+			this.#runsSent = undefined;
+			throw error;
+		}
+		sent.record(messages);
 		return frames.length;
 	}
 

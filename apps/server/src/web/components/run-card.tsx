@@ -9,10 +9,17 @@ const time = (seconds: number) =>
 	new Date(seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 
 export function RunCard({ run }: { run: RunCardView }): ReactNode {
-	const ids = new Set(run.stages.map((s) => s.id));
-	// A stage whose parents are all unknown (not reported yet) shows at the top level until they arrive.
-	const roots = run.stages.filter((s) => !(s.parentIds ?? []).some((p) => ids.has(p)));
-	const childrenOf = (id: string) => run.stages.filter((s) => (s.parentIds ?? []).includes(id));
+	// Built once: a run may have thousands of stages (run-stage-deltas sets no count limit).
+	const children = new Map<string, StageView[]>();
+	for (const stage of run.stages) {
+		for (const parentId of new Set(stage.parentIds ?? [])) {
+			const list = children.get(parentId);
+			if (list) list.push(stage);
+			else children.set(parentId, [stage]);
+		}
+	}
+	const childrenOf = (id: string) => children.get(id) ?? [];
+	const roots = topLevel(run.stages, childrenOf);
 	return (
 		<article className="run-card" data-run-id={run.id} data-status={run.displayStatus}>
 			<header>
@@ -43,6 +50,33 @@ export function RunCard({ run }: { run: RunCardView }): ReactNode {
 			</details>
 		</article>
 	);
+}
+
+/**
+ * The stages listed at the top level, in their order: those whose parents are all unknown (not reported
+ * yet, so they show here until their parent arrives), and the first stage of any cycle of links that none
+ * of those reaches (one whose parent is itself, or two that name each other), so every stage shows.
+ */
+function topLevel(stages: StageView[], childrenOf: (id: string) => StageView[]): StageView[] {
+	const ids = new Set(stages.map((s) => s.id));
+	const tops = new Set(stages.filter((s) => !(s.parentIds ?? []).some((p) => ids.has(p))));
+	const reached = new Set<string>();
+	const reach = (stage: StageView) => {
+		const queue = [stage];
+		while (queue.length) {
+			const next = queue.pop()!;
+			if (reached.has(next.id)) continue;
+			reached.add(next.id);
+			queue.push(...childrenOf(next.id));
+		}
+	};
+	tops.forEach(reach);
+	for (const stage of stages) {
+		if (reached.has(stage.id)) continue;
+		tops.add(stage);
+		reach(stage);
+	}
+	return stages.filter((s) => tops.has(s));
 }
 
 function StageList(props: {
