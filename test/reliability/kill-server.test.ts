@@ -167,7 +167,7 @@ describe("the server process, killed with SIGKILL", () => {
 	);
 
 	test(
-		"mid-question and mid-turn: after the restart the store is consistent, the Planner attaches again with its token, and a new turn reaches it once",
+		"mid-question and mid-turn: after the restart the store is consistent, the Planner attaches again with its token, a new turn reaches it once, and the orphaned question's answer reaches it once as a turn of its own",
 		counts.guard(async () => {
 			const c = await crashableServer();
 			const { jar } = await signInLocally(target(c.server), "alice");
@@ -262,11 +262,24 @@ describe("the server process, killed with SIGKILL", () => {
 					{ status: "open" },
 				]);
 			});
+			// Answered now, nobody waits on its request: it reaches the attached Planner once, as a turn of its own.
+			const [decision] = await decisions();
+			const answered = await pageRequest(
+				target(c.server),
+				bob3,
+				"POST",
+				`/api/decisions/${decision!.id}/answer`,
+				{
+					answer: { kind: "confirm", yes: true },
+				},
+			);
+			expect(answered.status).toBe(200);
+			await eventually("the follow-up at the Planner", () =>
+				planner.turns.some((p) => p.includes("automatic follow-up") && p.includes("Ship it?")),
+			);
+			await eventually("the follow-up done", () => planner.turns.length >= 4);
+			expect(planner.turns.filter((p) => p.includes("automatic follow-up"))).toHaveLength(1);
 		}),
 		60_000,
-	);
-
-	test.todo(
-		"after a crash, an answer to a Decision whose asker's link died with the process reaches the Planner once, as a turn of its own (spec: Resuming; today it is stored and goes nowhere)",
 	);
 });

@@ -305,16 +305,18 @@ export class AttachedPlanner {
 	/**
 	 * The same client's resume on a new link: the sessions it names that are kept come back with the requests
 	 * it still waits on; whatever it does not name ends. Sends resumed, then every Stop still owed, then every
-	 * answer not acknowledged. Returns the ids of the sessions that did not come back.
+	 * answer not acknowledged. Returns the Decisions whose answers a session it did not name never got.
 	 */
-	resume(link: AgentLink, message: Resume): void {
+	resume(link: AgentLink, message: Resume): string[] {
 		this.#link = link;
 		this.#state = "attached";
 		const named = new Map(message.sessions.map((s) => [s.session, new Set(s.requests)]));
 		const back: { session: string; requests: string[] }[] = [];
+		const orphaned: string[] = [];
 		for (const session of this.sessions.live()) {
 			const requests = named.get(session.id);
 			if (!requests) {
+				orphaned.push(...this.questions.unackedAnswers(session));
 				this.sessions.destroy(session, false);
 				this.#track(this.runs.stopSession(session.id));
 				continue;
@@ -329,6 +331,7 @@ export class AttachedPlanner {
 		this.#armRecheck();
 		for (const session of this.sessions.live()) this.#maybeEndSession(session);
 		this.statusChanged();
+		return orphaned;
 	}
 
 	/** What a restart carries over of its kept sessions (see holds.ts). */
@@ -375,12 +378,12 @@ export class AttachedPlanner {
 		}
 		this.#recheck?.cancel();
 		this.controls.closeAll();
+		// A server handing over withdraws nothing on the way out: the Decisions stay open in the document.
+		if (!withdraw) this.questions.forget();
 		this.sessions.closeAll();
 		const done = (async () => {
 			await Promise.allSettled([...this.#work]);
-			// A server handing over withdraws nothing on the way out: the Decisions stay open in the document.
 			if (withdraw) await this.questions.closeAll();
-			else this.questions.forget();
 			await this.runs.stopAll();
 		})();
 		return done.catch((error: unknown) => this.deps.log.error("agent teardown failed", { error }));

@@ -20,14 +20,18 @@ afterEach(async () => {
 const RESUMABLE = { features: "resumable-sessions, restart-notice" };
 const question: Question = { method: "confirm", title: "Ship it?", message: "" };
 
-/** octocat's resumable Planner, in a turn that asked q1 and reported a live run, on the given store. */
-async function asking(store: "sqlite" | "postgres", mode: "github" | "local" = "github") {
+/** octocat's Planner (resumable unless told), in a turn that asked q1 and reported a live run. */
+async function asking(
+	store: "sqlite" | "postgres",
+	mode: "github" | "local" = "github",
+	options: { features?: string } = RESUMABLE,
+) {
 	f = await AgentFixture.start({ mode, store });
 	const fx = f;
 	const login = fx.cast.admin;
 	const doc = await fx.createDocument();
 	await fx.signIn(login);
-	const { socket } = await fx.attach(login, doc.id, RESUMABLE);
+	const { socket } = await fx.attach(login, doc.id, options);
 	const turn = await fx.chatTurn(socket, doc.id, login);
 	const session = turn.session;
 	socket.send({ type: "input-request", request: "q1", session, input: question });
@@ -145,6 +149,25 @@ for (const store of runnableKinds()) {
 			);
 			await f.ctx.planner.settled();
 			expect(await f.ctx.store.many(f.ctx.store.sql`SELECT * FROM planner_link_holds`)).toEqual([]);
+		});
+
+		test("a link without the feature: nothing withdrawn at the stop; the answer reaches the next Planner once, as its own turn", async () => {
+			const { f, login, doc, socket, answer, status } = await asking(store, "github", {});
+			await f.server.restart();
+			expect((await socket.closed).code).toBe(1012);
+			expect(await status()).toBe("open");
+			await f.signIn(login);
+			const { socket: next } = await f.attach(login, doc.id);
+			await answer();
+			const start = await next.expect("start");
+			next.send({ type: "started", session: start.session });
+			const turn = await next.expect("turn");
+			expect(turn.prompt).toContain("Chopin (automatic follow-up)");
+			expect(turn.prompt).toContain("Ship it?");
+			next.send({ type: "turn-end", session: start.session, turn: turn.turn, status: "finished" });
+			await f.until(() => f.ctx.planner.status(doc.id).state === "attached", "idle again");
+			await f.sync(next);
+			expect(next.pending.filter((m) => m.type === "turn" || m.type === "start")).toEqual([]);
 		});
 
 		test("a link that dropped before the stop is kept with no window: disconnected at once after the restart", async () => {

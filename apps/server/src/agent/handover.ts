@@ -44,6 +44,12 @@ export class Handover {
 		return this.#restored.get(documentId)?.timer !== undefined;
 	}
 
+	/** Whether a restored hold (not yet taken by its client) waits on the Decision. */
+	holdsDecision(documentId: string, decisionId: string): boolean {
+		const restored = this.#restored.get(documentId);
+		return !!restored?.record.hold.sessions.some((s) => s.requests.some((r) => r.decisionId === decisionId));
+	}
+
 	/** Start-up: every row becomes a suspended hold, the account holding the document, disconnected. */
 	async restoreAll(): Promise<void> {
 		if (!this.enabled) return;

@@ -15,6 +15,7 @@ import { Handover } from "./handover";
 import { type InvokeInput, type InvokeResult, invokeTurn } from "./invoke";
 import { type JobInput, type JobResult, runJob } from "./jobs";
 import { AgentLink, type CloseCause, type LinkEvents } from "./link";
+import { OrphanAnswers } from "./orphan-answers";
 import { Ownership } from "./ownership";
 import type {
 	LinkFilter,
@@ -67,6 +68,8 @@ export class Planner implements PlannerService {
 	readonly #unconfirmed = new Map<string, Unconfirmed>();
 	/** The restart hand-over: planner_link_holds rows written and rebuilt (github mode). */
 	readonly #handover: Handover;
+	/** Answers no link waits on any more, each sent to the Planner once as a turn of its own. */
+	readonly #orphans: OrphanAnswers;
 	/** Per document: bumped by every explicit end, so an attach checked before it is refused after. */
 	readonly #ends = new Map<string, { n: number; code: EndCode; message: string }>();
 	readonly #teardowns = new Set<Promise<void>>();
@@ -100,14 +103,29 @@ export class Planner implements PlannerService {
 			publish: (id) => this.#publish(id),
 			track: (work) => this.#track(work),
 		});
+		this.#orphans = new OrphanAnswers({
+			deps,
+			ready: (id) => {
+				const planner = this.#attached.get(id);
+				return planner && !this.#unconfirmed.has(planner.link.id) ? planner : undefined;
+			},
+			publish: (id) => this.#publish(id),
+			track: (work) => this.#track(work),
+		});
 		const { sessions, domain } = deps;
 		this.#unsubscribe.push(
 			sessions.onSignOut((_login, sessionId) => this.#signInEnded(sessionId)),
 			sessions.onSessionExpired((_login, sessionId) => this.#signInEnded(sessionId)),
 			domain.decisions.onSettled((settlement) => {
-				const { documentId } = settlement.decision;
+				const { documentId, id } = settlement.decision;
 				// A disconnected Planner holds the answer for its client's return.
-				(this.#attached.get(documentId) ?? this.#held.get(documentId))?.questions.settled(settlement);
+				const planner = this.#attached.get(documentId) ?? this.#held.get(documentId);
+				if (planner?.questions.settled(settlement)) return;
+				// Nobody waits on its request (asked before a crash, or by a link a restart ended): a turn of its own.
+				const waited = this.#handover.holdsDecision(documentId, id);
+				if (settlement.requestId && settlement.result.status === "answered" && !waited) {
+					this.#orphans.add(documentId, id);
+				}
 			}),
 			domain.hub.subscribeAll((documentId, event) => {
 				if (event.type !== "document.updated") return;
@@ -373,11 +391,12 @@ export class Planner implements PlannerService {
 		const hold = this.#held.get(document.id);
 		if (resumable) this.#unconfirmed.set(link.id, hold ? { kind: "hold", hold } : { kind: "fresh" });
 		// The same account attaching with a client that cannot resume ends what its dropped link kept.
-		else if (hold) this.#endHold(document.id);
+		else if (hold) this.#endHoldUnclaimed(document.id, hold);
 		this.#sendAttached(link, attached);
 		this.deps.log.info("agent attached", { link: link.id, document: document.id, login: principal.login });
 		if (principal.kind === "machine") this.#starter?.attached(document.id);
 		this.#waiters.wake(document.id);
+		this.#orphans.flush(document.id);
 	}
 
 	#grants(link: AgentLink, feature: Feature): boolean {
@@ -449,12 +468,15 @@ export class Planner implements PlannerService {
 			void planner.teardown();
 			this.#attached.set(documentId, hold);
 			this.#byLink.set(link.id, hold);
-			hold.resume(link, message);
+			const orphaned = hold.resume(link, message);
 			this.deps.log.info("agent link resumed", { link: link.id, document: documentId });
+			for (const decisionId of orphaned) this.#orphans.add(documentId, decisionId);
+			this.#orphans.flush(documentId);
 			return;
 		}
-		if (hold) this.#endHold(documentId);
+		if (hold) this.#endHoldUnclaimed(documentId, hold);
 		planner.dispatch(message);
+		this.#orphans.flush(documentId);
 	}
 
 	/**
@@ -509,6 +531,13 @@ export class Planner implements PlannerService {
 		this.#held.delete(documentId);
 		this.#teardown(hold);
 		this.#handover.forget(documentId);
+	}
+
+	/** Its client came back without resuming it: ended, and the answers given meanwhile go to the Planner. */
+	#endHoldUnclaimed(documentId: string, hold: AttachedPlanner): void {
+		const answered = hold.questions.unackedAnswers();
+		this.#endHold(documentId);
+		for (const decisionId of answered) this.#orphans.add(documentId, decisionId);
 	}
 
 	#teardown(planner: AttachedPlanner, options: { withdraw?: boolean } = {}): void {
@@ -605,6 +634,7 @@ export class Planner implements PlannerService {
 	}
 
 	#publish(documentId: string): void {
+		this.#orphans.flush(documentId);
 		const status = this.status(documentId);
 		const key = JSON.stringify(status);
 		if (this.#published.get(documentId) === key) return;

@@ -147,6 +147,16 @@ export class Questions {
 		});
 	}
 
+	/** The Decisions of answers not acknowledged (of one session, or all): what a client never came back for. */
+	unackedAnswers(session?: PlannerSession): string[] {
+		const ids: string[] = [];
+		for (const u of this.#unacked.values()) {
+			if (session && u.session !== session) continue;
+			if (u.message.status === "answered" && u.decisionId) ids.push(u.decisionId);
+		}
+		return ids;
+	}
+
 	/** Whether a Decision is one of these questions' (open or answered and not acknowledged). */
 	holdsDecision(decisionId: string): boolean {
 		for (const q of this.#open.values()) if (q.decisionId === decisionId) return true;

@@ -208,6 +208,25 @@ describe("with resumable-sessions", () => {
 		await f.until(async () => (await decisionStatus()) === "withdrawn", "the Decision withdrawn");
 	});
 
+	test("an answer given while the link was down reaches the Planner once, as its own turn, if the client does not resume", async () => {
+		const { f, doc, socket, answer, drop } = await asking();
+		await drop(socket);
+		await answer("PostgreSQL");
+		const second = await reattach(f, doc.id);
+		second.send({ type: "runs", session: "fresh", active: [], paused: [], cards: [] });
+		const start = await second.expect("start");
+		second.send({ type: "started", session: start.session });
+		const turn = await second.expect("turn");
+		expect(turn.prompt).toContain("Chopin (automatic follow-up)");
+		expect(turn.prompt).toContain("Which store?");
+		expect(turn.prompt).toContain("@bob answered");
+		expect(turn.prompt).toContain("PostgreSQL");
+		second.send({ type: "turn-end", session: start.session, turn: turn.turn, status: "finished" });
+		await f.until(() => f.ctx.planner.status(doc.id).state === "attached", "idle again");
+		await f.sync(second);
+		expect(second.pending.filter((m) => m.type === "turn" || m.type === "start")).toEqual([]);
+	});
+
 	test("run cards keep their status and say disconnected while the link is down, and not after the resume", async () => {
 		const { f, doc, socket, session, drop } = await asking({ ...RESUMABLE, run: true });
 		await drop(socket);
