@@ -1,7 +1,9 @@
 // Spec "Handshake", "Versions" and "Features": attach first and nothing before the answer, attached's exact
 // shape, features only when asked, the document by id or page URL, and every refusal attach can get.
 import { afterEach, describe, expect, test } from "bun:test";
+import type { Feature } from "@chopin/agent-link";
 import { AgentFixture } from "../testing/agent-fixture";
+import { SUPPORTED_FEATURES } from "./planner";
 
 let f: AgentFixture | undefined;
 afterEach(async () => {
@@ -28,7 +30,7 @@ for (const mode of ["local", "github"] as const) {
 			});
 		});
 
-		test("with Chopin-Agent-Features, attached lists the requested features this server supports: none yet", async () => {
+		test("with Chopin-Agent-Features, attached lists the requested features this server supports", async () => {
 			f = await AgentFixture.start({ mode });
 			const doc = await f.createDocument();
 			await f.signIn(f.cast.admin);
@@ -38,7 +40,10 @@ for (const mode of ["local", "github"] as const) {
 				"",
 			]) {
 				const { socket, attached } = await f.attach(f.cast.admin, doc.id, { features });
-				expect(attached.features).toEqual([]);
+				const requested = features.split(",").map((name) => name.trim());
+				expect(attached.features).toEqual(
+					requested.filter((name) => SUPPORTED_FEATURES.has(name as Feature)),
+				);
 				socket.send({ type: "detach" });
 				await socket.closed;
 			}

@@ -28,8 +28,8 @@ import { AttachWaiters, type ReserveDeps, reservePlanner } from "./reserve";
 import type { AgentSocketData } from "./upgrade";
 import { wording } from "./wording";
 
-/** The optional features this server implements; attached lists the requested ones among them. None yet. */
-export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>();
+/** The optional features this server implements; attached lists the requested ones among them. */
+export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>(["decision-option-previews"]);
 
 type EndCode = "access-revoked" | "sign-in-required" | "document-archived" | "document-unavailable";
 
