@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { Question } from "@chopin/agent-link";
 import { AgentFixture } from "../testing/agent-fixture";
+import { HOST_TOOL_NAMES, offeredTools } from "./tools/registry";
 
 let f: AgentFixture | undefined;
 afterEach(async () => {
@@ -11,7 +12,7 @@ afterEach(async () => {
 	f = undefined;
 });
 
-const FEATURE = "decision-option-previews";
+const FEATURE = "decision-option-previews" as const;
 
 async function inTurn(features?: string) {
 	f = await AgentFixture.start();
@@ -92,6 +93,14 @@ describe("with decision-option-previews", () => {
 		});
 		const result = await socket.expect("input-result");
 		expect(result.value).toMatchObject({ answers: [{ kind: "chat", answer: "Both" }] });
+	});
+
+	test("an isolated session, which only reads, is not offered upload_plan_image", () => {
+		const names = (mode: "planner" | "isolated") =>
+			offeredTools(mode, new Set([FEATURE])).map((tool) => tool.name);
+		expect(names("planner")).toContain("upload_plan_image");
+		expect(names("isolated")).not.toContain("upload_plan_image");
+		expect(HOST_TOOL_NAMES.has("upload_plan_image")).toBe(false);
 	});
 
 	test("an own tool may not take the offered upload_plan_image's name", async () => {
