@@ -80,6 +80,7 @@ export class AttachedPlanner {
 			},
 			rootPaused: (session, root) => this.runs.paused(session).includes(root),
 			questionEnded: (session) => this.#maybeEndSession(session),
+			keepsPreviews: () => link.features.has("decision-option-previews"),
 		});
 		this.runs = new RunReports({
 			...host,
@@ -135,7 +136,7 @@ export class AttachedPlanner {
 
 	/** Sends a turn on a started session; the turn ends at once, failed, when the link cannot take it. */
 	runTurn(session: PlannerSession, input: TurnInput, sink: TurnSink): PlannerTurn {
-		const tools = offeredTools(session.mode);
+		const tools = offeredTools(session.mode, this.link.features);
 		const turn = new PlannerTurn(session, `t-${crypto.randomUUID()}`, tools, sink, {
 			clock: this.deps.clock,
 			log: this.deps.log,

@@ -3,6 +3,7 @@
 // transcript, and the reply streamed live into Chat. An interrupted turn is never replayed.
 
 import type { ReplyService } from "../chat/replies";
+import type { StoredImage } from "../images/service";
 import type { Logger } from "../log";
 import type { AttachedPlanner } from "./attached";
 import { plannerInstructions } from "./instructions";
@@ -65,6 +66,15 @@ export class ChatReplySink implements TurnSink {
 		this.replies
 			.finishTool(this.replyId, result)
 			.catch((error: unknown) => this.#failed("tool result", error));
+	}
+
+	/** Never rejects: the image is stored already, so a message that cannot show it does not fail the call. */
+	async image(image: StoredImage, alt: string): Promise<void> {
+		if (this.#ended) return;
+		this.#flushText();
+		await this.replies
+			.attachImage(this.replyId, image, alt)
+			.catch((error: unknown) => this.#failed("image", error));
 	}
 
 	ended(outcome: TurnOutcome): void {

@@ -76,7 +76,10 @@ export async function runHostCall(turn: PlannerTurn, call: HostToolCall): Promis
 			answer({ error: `Invalid input for ${toolName}: ${error.message}` }, true);
 			return;
 		}
-		const output = await tool.run(args, turn.host.toolContext(controller.signal));
+		const output = await tool.run(args, {
+			...turn.host.toolContext(controller.signal),
+			imageStored: async (image, alt) => turn.sink.image?.(image, alt),
+		});
 		if (controller.signal.aborted) return;
 		answer(output, false);
 	} catch (error) {

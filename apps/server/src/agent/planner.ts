@@ -35,6 +35,7 @@ export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
 	"run-stage-deltas",
 	"resumable-sessions",
 	"restart-notice",
+	"decision-option-previews",
 ]);
 
 /**

@@ -1,6 +1,7 @@
 // Questions: an input-request becomes Decisions in the document (placed after the block it names), members
-// answer them on the page, and the settled result goes back as input-result; 16 open per connection, none
-// in isolated sessions, answers held while the question's root run is paused, everything withdrawn on close.
+// answer them on the page, and the settled result goes back as input-result; option previews kept only with
+// decision-option-previews (else folded into the description); 16 open per connection, none in isolated
+// sessions, answers held while the question's root run is paused, everything withdrawn on close.
 // With resumable-sessions a result is kept until the client acknowledges it with input-received, across a
 // dropped link, and sent again after the client resumes (spec: Resuming after a dropped link).
 import {
@@ -31,6 +32,8 @@ export interface QuestionsHost {
 	rootPaused(session: PlannerSession, root: string): boolean;
 	/** A question settled or was withdrawn: its session may now be idle. */
 	questionEnded(session: PlannerSession): void;
+	/** Whether the link negotiated decision-option-previews: options keep their previews as their own field. */
+	keepsPreviews(): boolean;
 }
 
 /** What a question needs of its input-request once asked (a restored one has only these). */
@@ -190,7 +193,10 @@ export class Questions {
 			request: message,
 			session,
 			decision: this.host.domain.decisions
-				.create(this.host.documentId, { ...rest, input: foldPreviews(input) })
+				.create(this.host.documentId, {
+					...rest,
+					input: this.host.keepsPreviews() ? input : foldPreviews(input),
+				})
 				.then((decision) => {
 					entry.decisionId = decision.id;
 					// Closed while it was being made: withdraw it at once.
@@ -327,8 +333,8 @@ export class Questions {
 }
 
 /**
- * Without decision-option-previews (never granted here), an option's preview is joined onto the
- * end of its description (spec: Option previews), cut to the description's 4,000 characters.
+ * Without decision-option-previews, an option's preview is joined onto the end of its description
+ * (spec: Option previews), cut to the description's 4,000 characters.
  */
 export function foldPreviews(question: Question): Question {
 	if (question.method !== "questionnaire") return question;

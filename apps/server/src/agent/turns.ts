@@ -2,6 +2,7 @@
 // end: the client's turn-end, the server failing it (a rule broken, an error part), or 10 s after an abort.
 import type { HostTool, HostToolCall, Part, ServerMessage, TurnEnd } from "@chopin/agent-link";
 import type { Clock, Timer } from "@chopin/agent-link/clock";
+import type { StoredImage } from "../images/service";
 import type { Logger } from "../log";
 import type { AccessVerdict } from "./access";
 import { ANSWER_WITHIN_MS } from "./deps";
@@ -37,6 +38,8 @@ export interface TurnSink {
 	text(delta: string, partId: string): void;
 	toolStarted(call: ToolStarted): void;
 	toolFinished(result: ToolFinished): void;
+	/** A host call stored an image (upload_plan_image): shown on the turn's message; resolves once it is. */
+	image?(image: StoredImage, alt: string): Promise<void>;
 	/** Once, with how the turn ended. */
 	ended(outcome: TurnOutcome): void;
 }

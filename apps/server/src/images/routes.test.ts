@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { describeStores } from "../store/testing";
 import { type ApiServer, createDocument, json, startApiServer } from "../testing/api-server";
-import { imageMarkdown } from "./routes";
+import { imageMarkdown } from "./service";
 import { makePng } from "./test-images";
 
 describeStores("images API", (t) => {

@@ -8,7 +8,7 @@ import { documentAccess } from "../documents/access";
 import { HttpError, notFound } from "../http/errors";
 import { jsonResponse } from "../http/responses";
 import type { Router } from "../http/router";
-import { imageResponseHeaders, parseImagePath, type ServedImage } from "./service";
+import { imageMarkdown, imageResponseHeaders, parseImagePath, type ServedImage } from "./service";
 
 /** Alternative text: required to show an image, one line of at most 200 characters. */
 const altSchema = z
@@ -17,11 +17,6 @@ const altSchema = z
 	.min(1)
 	.max(200)
 	.regex(/^[^\r\n]*$/);
-
-/** An image's Markdown: its alt text escaped so it cannot end the brackets early. */
-export function imageMarkdown(alt: string, path: string): string {
-	return `![${alt.replace(/[\\[\]]/g, "\\$&")}](${path})`;
-}
 
 export function registerImageRoutes(router: Router, ctx: AppContext): void {
 	const images = ctx.domain.images;

@@ -97,6 +97,24 @@ describeStores("document images", (t) => {
 		expect(sha256(served!.bytes)).toBe(stored.sha256);
 	});
 
+	test("a caller's lower maxBytes stores a smaller copy of bytes kept whole under the service's limit", async () => {
+		const { images, doc } = await setup();
+		const big = makePng(200, 200, { noise: true });
+		const whole = await images.store(doc.id, big);
+		expect(whole.sha256).toBe(sha256(big));
+		const smaller = await images.store(doc.id, big, { maxBytes: 20_000 });
+		expect(smaller.size).toBeLessThanOrEqual(20_000);
+		expect(smaller.path).not.toBe(whole.path);
+		// The same bytes under the same limit find that copy again; without it, the whole image.
+		expect(await images.store(doc.id, big, { maxBytes: 20_000 })).toEqual(smaller);
+		expect(await images.store(doc.id, big)).toEqual(whole);
+		// A limit above the service's is the service's.
+		const capped = await setup({ maxStoredImageBytes: 20_000 });
+		expect(
+			(await capped.images.store(capped.doc.id, big, { maxBytes: 10_000_000 })).size,
+		).toBeLessThanOrEqual(20_000);
+	});
+
 	test("archived and missing documents take no images", async () => {
 		const { docs, images, doc } = await setup();
 		await docs.archive(doc.id);

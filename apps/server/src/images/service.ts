@@ -90,6 +90,11 @@ export function imagePath(sha256: string, ext: string): string {
 	return `/images/${sha256}.${ext}`;
 }
 
+/** An image's Markdown: its alt text escaped so it cannot end the brackets early. */
+export function imageMarkdown(alt: string, path: string): string {
+	return `![${alt.replace(/[\\[\]]/g, "\\$&")}](${path})`;
+}
+
 /** The digest and extension of an `/images/<sha256>.<ext>` path, or null for any other. */
 export function parseImagePath(path: string): { sha256: string; ext: string } | null {
 	const match = PATH_PATTERN.exec(path);
@@ -132,6 +137,8 @@ export interface StoreImageOptions {
 	types?: readonly ImageType[];
 	/** The type the caller claimed (upload_plan_image's mimeType): bytes of another type are refused. */
 	declaredMediaType?: string;
+	/** A smaller copy above this many bytes when below the service's limit (upload_plan_image: 1 MiB). */
+	maxBytes?: number;
 }
 
 export class DocumentImageService {
@@ -183,17 +190,20 @@ export class DocumentImageService {
 			);
 		}
 		const source = sha256Hex(bytes);
+		const maxBytes = Math.min(options.maxBytes ?? this.#maxBytes, this.#maxBytes);
+		// The largest copy of these bytes within the limit; one stored under a larger limit does not count, so
+		// these bytes get their own smaller copy once.
 		const existing = await this.deps.store.one(
 			this.deps.store
 				.sql`SELECT document_id, sha256, ext, media_type, size, width, height FROM document_images
 				WHERE document_id = ${documentId} AND (source_sha256 = ${source} OR sha256 = ${source})
-				ORDER BY created_at LIMIT 1`,
+				AND size <= ${maxBytes} ORDER BY size DESC, sha256 LIMIT 1`,
 			imageRow,
 		);
 		if (existing) return toStored(existing);
 		let fitted: FittedImage;
 		try {
-			fitted = await fitImage(bytes, sniffed, this.#maxBytes, this.#maxPixels);
+			fitted = await fitImage(bytes, sniffed, maxBytes, this.#maxPixels);
 		} catch (error) {
 			if (error instanceof ImageError && error.code !== "thumbnail-width") {
 				throw new DocumentImageError(error.code, error.message, error.hint);

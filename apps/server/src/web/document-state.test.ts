@@ -94,6 +94,40 @@ describe("applying live events", () => {
 		expect(s.decisions.map((x) => x.status)).toEqual(["answered"]);
 	});
 
+	test("a new decision naming an image the page does not know marks the page stale, to learn the new image", () => {
+		const known = `/images/${"a".repeat(64)}.png`;
+		const fresh = `/images/${"b".repeat(64)}.webp`;
+		const asking = (id: string, preview: string) =>
+			({
+				id,
+				seq: 1,
+				version: 0,
+				status: "open",
+				question: {
+					method: "questionnaire",
+					params: {
+						questions: [
+							{ question: "Which?", header: "", options: [{ label: "A", description: "", preview }] },
+						],
+					},
+				},
+			}) as DecisionView;
+		const loaded = state({ payload: { ...state().payload, images: [known] } });
+		const created = (decision: DecisionView) =>
+			applyEvent(loaded, { type: "decision.created", documentId: "d1", decision });
+		expect(created(asking("x", `![A](${known})`)).stale).toBe(false);
+		expect(created(asking("x", "no image")).stale).toBe(false);
+		expect(created(asking("y", `![A](${fresh})`)).stale).toBe(true);
+		// An update of a decision the page loaded never reloads it.
+		expect(
+			applyEvent(loaded, {
+				type: "decision.updated",
+				documentId: "d1",
+				decision: asking("y", `![A](${fresh})`),
+			}).stale,
+		).toBe(false);
+	});
+
 	test("a source change marks the page stale; deletion and the Planner's status are kept", () => {
 		const summary = {
 			id: "d1",

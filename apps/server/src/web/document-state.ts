@@ -78,6 +78,14 @@ function upsertDecision(decisions: DecisionView[], next: DecisionView): Decision
 	return copy;
 }
 
+const IMAGE_PATHS = /\/images\/[0-9a-f]{64}\.[a-z]+/g;
+
+/** Whether a decision's text names an /images/ path the page does not know as one of the document's own. */
+function namesUnknownImage(decision: DecisionView, known: readonly string[]): boolean {
+	const text = JSON.stringify(decision.question) ?? "";
+	return [...text.matchAll(IMAGE_PATHS)].some(([path]) => !known.includes(path));
+}
+
 export function applyEvent(state: DocumentState, event: LiveEvent): DocumentState {
 	switch (event.type) {
 		case "message.created":
@@ -95,8 +103,14 @@ export function applyEvent(state: DocumentState, event: LiveEvent): DocumentStat
 			return { ...state, messages: copy };
 		}
 		case "decision.created":
-		case "decision.updated":
-			return { ...state, decisions: upsertDecision(state.decisions, event.decision) };
+		case "decision.updated": {
+			const decisions = upsertDecision(state.decisions, event.decision);
+			// An image uploaded since the page loaded (upload_plan_image, then a question showing it) is not in
+			// the page's list of the document's own images yet: load again to learn whether it is one.
+			const unknown =
+				event.type === "decision.created" && namesUnknownImage(event.decision, state.payload.images);
+			return { ...state, decisions, stale: state.stale || unknown };
+		}
 		case "runs.updated": {
 			const changed = new Map(event.cards.map((c) => [c.id, c]));
 			const kept = state.runs.filter((r) => !changed.has(r.id) && !event.removed.includes(r.id));

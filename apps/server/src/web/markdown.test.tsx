@@ -54,6 +54,22 @@ describe("Markdown, rendered safely", () => {
 		expect(html(`![](${OWN})`)).toContain("[image without alternative text]");
 	});
 
+	test("with openImage, each own image is a link to itself; one inside a link stays that link's", () => {
+		const open = () => {};
+		const out = (source: string) =>
+			renderToStaticMarkup(<Markdown source={source} images={new Set([OWN])} openImage={open} />);
+		expect(out(`![Grid](${OWN})`)).toBe(
+			`<p><a class="image-open" href="${OWN}"><img src="${OWN}" alt="Grid" loading="lazy"/></a></p>`,
+		);
+		expect(out(`[![Grid](${OWN})](https://example.com)`)).toBe(
+			`<p><a href="https://example.com" rel="noopener noreferrer" target="_blank"><img src="${OWN}" alt="Grid" loading="lazy"/></a></p>`,
+		);
+		// An image that is not the document's own is still its words, with nothing to open.
+		expect(out(`![Remote](https://example.com/x.png)`)).toBe(
+			'<p><span class="image-alt">[Remote]</span></p>',
+		);
+	});
+
 	test("GFM: headings, lists with tasks, quotes, code, tables; entities decoded once", () => {
 		const out = html(
 			"# T\n\n- [x] done\n- two\n\n> quoted\n\n```ts\nlet a = 1 < 2;\n```\n\n| a | b |\n|---|--:|\n| 1 | 2 |\n\nAT&amp;T &lt;b&gt;",

@@ -12,6 +12,8 @@ export interface MarkdownOptions {
 	breaks?: boolean;
 	/** Reference-style link definitions from the whole document, when rendering one block of it. */
 	links?: Links;
+	/** Makes each shown image a link to itself that calls this instead (an option preview opens it large). */
+	openImage?(image: { src: string; alt: string }): void;
 }
 
 const NAMED: Record<string, string> = {
@@ -204,7 +206,8 @@ class Renderer {
 			case "link": {
 				const t = token as Tokens.Link;
 				const href = safeHref(t.href);
-				const text = this.inline(t.tokens);
+				// An image inside a link is that link's: it never becomes a link of its own inside it.
+				const text = new Renderer({ ...this.options, openImage: undefined }).inline(t.tokens);
 				if (href === null) return <span key={key}>{text}</span>;
 				const external = /^(https?:)?\/\//i.test(href);
 				return (
@@ -231,7 +234,23 @@ class Renderer {
 						</span>
 					);
 				}
-				return <img key={key} src={t.href} alt={alt} title={t.title ?? undefined} loading="lazy" />;
+				const img = <img key={key} src={t.href} alt={alt} title={t.title ?? undefined} loading="lazy" />;
+				const open = this.options.openImage;
+				if (!open) return img;
+				// A link, not a button: a disabled fieldset (an answered card) leaves it working.
+				return (
+					<a
+						key={key}
+						className="image-open"
+						href={t.href}
+						onClick={(event) => {
+							event.preventDefault();
+							open({ src: t.href, alt });
+						}}
+					>
+						{img}
+					</a>
+				);
 			}
 			case "html":
 				return <Fragment key={key}>{(token as Tokens.Tag).raw}</Fragment>;

@@ -1,10 +1,12 @@
-// A Decision's cards: each question with its heading and body (spec: Card text), its options (with
-// previews), a written answer, and Cancel; answered and cancelled states show who settled what.
+// A Decision's cards: each question with its heading and body (spec: Card text), its options (with their
+// previews, option-preview.tsx), a written answer, and Cancel; answered and cancelled states show who settled
+// what.
 import type { Question } from "@chopin/agent-link";
 import { type FormEvent, type ReactNode, useState } from "react";
 import type { StoredAnswer } from "../../decisions/decision-view";
 import { api, type DecisionView, describeError } from "../api";
 import { InlineMarkdown, Markdown, splitCardText } from "../markdown";
+import { OptionPreview } from "./option-preview";
 
 type Questionnaire = Extract<Question, { method: "questionnaire" }>;
 type QuestionnaireQuestion = Questionnaire["params"]["questions"][number];
@@ -182,11 +184,7 @@ function QuestionnaireCard(props: CardProps & { index: number; question: Questio
 								</span>
 							</label>
 							{option.preview && (
-								// The spec names the preview a group of its own; a fieldset would suggest form controls.
-								// biome-ignore lint/a11y/useSemanticElements: see above.
-								<div className="preview" role="group" aria-label={`Preview of ${option.label}`}>
-									<Markdown source={option.preview} images={props.images} breaks />
-								</div>
+								<OptionPreview label={option.label} source={option.preview} images={props.images} />
 							)}
 						</div>
 					))}
