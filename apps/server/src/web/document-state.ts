@@ -94,6 +94,8 @@ export function applyEvent(state: DocumentState, event: LiveEvent): DocumentStat
 			copy[at] = { ...message, body: message.body + event.delta.slice(message.body.length - event.offset) };
 			return { ...state, messages: copy };
 		}
+		case "message.deleted":
+			return { ...state, messages: state.messages.filter((m) => m.id !== event.messageId) };
 		case "decision.created":
 		case "decision.updated":
 			return { ...state, decisions: upsertDecision(state.decisions, event.decision) };
