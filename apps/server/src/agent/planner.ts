@@ -5,6 +5,7 @@ import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
+import { accessDeps, actingAuthorization } from "./access";
 import { checkAttach } from "./attach";
 import { AttachedPlanner } from "./attached";
 import { runChatTurn } from "./chat-turns";
@@ -92,7 +93,13 @@ export class Planner implements PlannerService {
 			return { status: "sent", message: posted.message, turn: false };
 		}
 		const working = this.#attached.get(input.documentId);
-		if (working?.busy && working.link.features.has("steer-turn")) return this.#steer(working, input);
+		// A stale link (its owner's sign-in ended unnoticed) is not steered: reservePlanner closes it and refuses.
+		if (
+			working?.busy &&
+			working.link.features.has("steer-turn") &&
+			actingAuthorization(accessDeps(this.deps), working.owner)
+		)
+			return this.#steer(working, input);
 		const reserved = await reservePlanner(this.#reserve, input.documentId, input.author);
 		if (!reserved.ok) return reserved.refusal as PlannerMessageResult;
 		const { planner } = reserved;
