@@ -133,9 +133,16 @@ test("with retry-turn a turn's message and retry reach the backend; without it a
 	connection.send({ type: "start", session: "s1", mode: "planner" });
 	await connection.expect("started");
 	connection.send({ type: "turn", session: "s1", turn: "t1", prompt: "@bo: hi", message: "m1", tools: [] });
-	const retry = { type: "turn", session: "s1", turn: "t2", prompt: "@bo: hi", message: "m1", retry: true };
+	const retry = {
+		type: "turn",
+		session: "s1",
+		turn: "t2",
+		prompt: "@bo: hi",
+		message: "m1",
+		retry: true,
+	} as const;
 	expect(await connection.expect("turn-end")).toMatchObject({ turn: "t1", status: "finished" });
-	connection.send({ ...retry, tools: [] } as const);
+	connection.send({ ...retry, tools: [] });
 	expect(await connection.expect("turn-end")).toMatchObject({ turn: "t2", status: "finished" });
 	expect(record.turns.map((t) => [t.message, t.retry])).toEqual([
 		["m1", false],
