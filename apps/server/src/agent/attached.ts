@@ -13,6 +13,7 @@ import { Questions } from "./questions";
 import { RememberedIds } from "./request-ids";
 import { RunReports } from "./runs";
 import { type PlannerSession, type SessionMode, SessionTable } from "./sessions";
+import { Steers } from "./steers";
 import type { HostToolContext } from "./tools/registry";
 import { offeredTools } from "./tools/registry";
 import { PlannerTurn, type TurnOutcome, type TurnSink } from "./turns";
@@ -29,6 +30,10 @@ export interface TurnInput {
 	prompt: string;
 	instructions?: string;
 	responseFormat?: ResponseFormat;
+	/** The Chat message a person sent that began the turn; sent as turn.message only with retry-turn. */
+	message?: string;
+	/** The turn runs message again after a failed one (retry-turn). */
+	retry?: boolean;
 }
 
 export class AttachedPlanner {
@@ -36,6 +41,9 @@ export class AttachedPlanner {
 	readonly questions: Questions;
 	readonly runs: RunReports;
 	readonly controls: Controls;
+	readonly steers: Steers;
+	/** The running turn that answers a person's Chat message: an @chopin message meanwhile steers it (steer-turn). */
+	chatTurn: PlannerTurn | undefined;
 	/** A Chat turn is reserved or running: another @chopin message is refused. */
 	busy = false;
 	/** Sessions being prepared for a turn, which must not be ended as idle meanwhile. */
@@ -90,6 +98,7 @@ export class AttachedPlanner {
 			},
 		});
 		this.controls = new Controls(host);
+		this.steers = new Steers(host);
 		this.#armRecheck();
 	}
 
@@ -160,6 +169,11 @@ export class AttachedPlanner {
 				...(model && { model }),
 				tools,
 				...(input.responseFormat && { responseFormat: input.responseFormat }),
+				...(input.message !== undefined &&
+					this.link.features.has("retry-turn") && {
+						message: input.message,
+						...(input.retry && { retry: true }),
+					}),
 			});
 		} catch (error) {
 			this.deps.log.error("turn not sent", { error });
@@ -240,7 +254,8 @@ export class AttachedPlanner {
 				return;
 			}
 			case "control-result":
-				this.controls.result(message);
+				// A steer's answer, or else a stop's or resume's: request ids are never shared.
+				if (!this.steers.result(message)) this.controls.result(message);
 				break;
 			case "detach":
 				this.link.close({ code: 1000, reason: "detach", kind: "detach" });
@@ -379,6 +394,7 @@ export class AttachedPlanner {
 		}
 		this.#recheck?.cancel();
 		this.controls.closeAll();
+		this.steers.closeAll();
 		// A server handing over withdraws nothing on the way out: the Decisions stay open in the document.
 		if (!withdraw) this.questions.forget();
 		this.sessions.closeAll();

@@ -108,6 +108,10 @@ export interface ChatTurn {
 	/** Its seq: the transcript the turn is given holds what came before it. */
 	before: number;
 	prompt: string;
+	/** The person's message that began the turn (turn.message with retry-turn); absent for a notice. */
+	message?: string;
+	/** It runs message again after its earlier reply failed (Retry). */
+	retry?: boolean;
 }
 
 /** How a Chat turn ended: its reply's id once it had one, and the turn's outcome (failed when it never ran). */
@@ -157,11 +161,19 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 			const context = await domain.chat.chatContext(documentId, { before: chatTurn.before });
 			const turn = planner.runTurn(
 				session,
-				{ prompt: chatTurn.prompt, instructions: plannerInstructions(planner.document, context.transcript) },
+				{
+					prompt: chatTurn.prompt,
+					instructions: plannerInstructions(planner.document, context.transcript),
+					...(chatTurn.message !== undefined && { message: chatTurn.message }),
+					...(chatTurn.retry && { retry: true }),
+				},
 				replies,
 			);
+			// A person's @chopin message while it runs is steered into it (steer-turn).
+			if (turn.running) planner.chatTurn = turn;
 			await turn.done;
 		} finally {
+			planner.chatTurn = undefined;
 			planner.release(session);
 		}
 		return await ended();

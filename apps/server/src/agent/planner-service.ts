@@ -10,13 +10,14 @@ import type { InvokeInput, InvokeResult } from "./invoke";
 import type { JobInput, JobResult } from "./jobs";
 import { Planner } from "./planner";
 import type { BearerResolvers } from "./principal";
+import type { RetryInput, RetryResult } from "./retry";
 import type { AgentSocketData } from "./upgrade";
 
 type PlannerState = (typeof PLANNER_STATES)[number];
 
 export type PlannerMessageResult =
 	/** Posted; `turn` says whether it became a turn of the attached Planner (it mentions @chopin). */
-	| { status: "sent"; message: MessageView; turn: boolean }
+	| { status: "sent"; message: MessageView; turn: boolean; steered?: boolean }
 	/** Not posted: nothing is kept for later. `message` is the sentence to show the person. */
 	| { status: "refused"; code: "planner-not-attached" | "planner-busy"; message: string };
 
@@ -84,6 +85,11 @@ export interface PlannerService {
 	 * service's errors (ChatError: empty, too long, archived, ...) for a message it cannot take.
 	 */
 	handleMessage(input: { documentId: string; author: string; body: string }): Promise<PlannerMessageResult>;
+	/**
+	 * Retry on a failed reply: its sender only (ChatError retry-forbidden otherwise); the failed attempt leaves
+	 * Chat for everyone and the same message's turn runs again, or it is refused as an @chopin message is.
+	 */
+	retry(input: RetryInput): Promise<RetryResult>;
 	/**
 	 * An invoke_planner call (Chopin's /mcp): the same path as an @chopin message (a stale link closed, a
 	 * machine asked to start a Planner and the wait, the spec's refusals, planner-busy), shown in Chat as

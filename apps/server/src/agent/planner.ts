@@ -5,6 +5,7 @@ import { type Attach, CLOSE_CODES, type ClientMessage, type Feature } from "@cho
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
+import { accessDeps, actingAuthorization } from "./access";
 import { type AttachCheck, checkAttach } from "./attach";
 import { type AttachedDocument, AttachedPlanner } from "./attached";
 import { runChatTurn } from "./chat-turns";
@@ -27,6 +28,7 @@ import type {
 } from "./planner-service";
 import { accountResolver, BearerResolvers } from "./principal";
 import { AttachWaiters, type ReserveDeps, reservePlanner } from "./reserve";
+import { type RetryInput, type RetryResult, retryReply } from "./retry";
 import type { AgentSocketData } from "./upgrade";
 import { wording } from "./wording";
 
@@ -36,6 +38,8 @@ export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
 	"resumable-sessions",
 	"restart-notice",
 	"decision-option-previews",
+	"steer-turn",
+	"retry-turn",
 ]);
 
 /**
@@ -146,6 +150,14 @@ export class Planner implements PlannerService {
 			const posted = await chat.post(input.documentId, { author: input.author, body: input.body });
 			return { status: "sent", message: posted.message, turn: false };
 		}
+		const working = this.#attached.get(input.documentId);
+		// A stale link (its owner's sign-in ended unnoticed) is not steered: reservePlanner closes it and refuses.
+		if (
+			working?.busy &&
+			working.link.features.has("steer-turn") &&
+			actingAuthorization(accessDeps(this.deps), working.owner)
+		)
+			return this.#steer(working, input);
 		const reserved = await reservePlanner(this.#reserve, input.documentId, input.author);
 		if (!reserved.ok) return reserved.refusal as PlannerMessageResult;
 		const { planner } = reserved;
@@ -160,8 +172,34 @@ export class Planner implements PlannerService {
 			replyTo: message.id,
 			before: message.seq,
 			prompt: `@${input.author}: ${message.body}`,
+			message: message.id,
 		});
 		return { status: "sent", message, turn: true };
+	}
+
+	/**
+	 * steer-turn: an @chopin message while the Planner works is posted and handed to its running turn, never
+	 * kept for a later one. With no turn running yet (its session is starting) or one stopping, it is refused.
+	 */
+	async #steer(
+		planner: AttachedPlanner,
+		input: { documentId: string; author: string; body: string },
+	): Promise<PlannerMessageResult> {
+		const turn = planner.chatTurn;
+		if (!turn?.running) return { status: "refused", code: "planner-busy", message: wording.steerNoTurn() };
+		const { chat } = this.deps.domain;
+		const { message } = await chat.post(input.documentId, { author: input.author, body: input.body });
+		if (turn.running) planner.steers.send(turn, input.author, `@${input.author}: ${message.body}`);
+		else {
+			await chat.postNotice(input.documentId, wording.steerEnded(input.author)).catch((error: unknown) => {
+				this.deps.log.error("steer notice not posted", { error });
+			});
+		}
+		return { status: "sent", message, turn: false, steered: true };
+	}
+
+	retry(input: RetryInput): Promise<RetryResult> {
+		return retryReply(this.#reserve, input);
 	}
 
 	async invoke(input: InvokeInput): Promise<InvokeResult> {

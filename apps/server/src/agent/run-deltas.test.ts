@@ -183,7 +183,7 @@ describe("without run-stage-deltas", () => {
 	] as const) {
 		test(`a delta card is malformed-message and closes 1008 (${label}); nothing is stored`, async () => {
 			const { socket, attached, turn, documentId } = await inTurn(features);
-			expect(attached.features ?? []).toEqual([]);
+			expect(attached.features ?? []).not.toContain("run-stage-deltas");
 			socket.send(deltaReport(turn.session));
 			const { error, closed } = await refusedWith(socket);
 			expect(error.code).toBe("malformed-message");

@@ -118,6 +118,26 @@ export const wording = {
 	/** Chat: a message while the Planner works on a turn, without steer-turn. */
 	busy: () => `${PLANNER} can't take messages while it works on this machine. Stop it to ask now.`,
 
+	/** Chat: an @chopin message while the Planner is busy but has no running turn to steer (starting or stopping). */
+	steerNoTurn: () =>
+		`${PLANNER} can't take this message just now: its reply is starting or stopping. Send it again in a moment.`,
+
+	/** Chat notices for a steered message (steer-turn) that was not read, or not confirmed in time. */
+	steerRefused: (author: string, message?: string) =>
+		`${PLANNER} did not read @${author}'s message${message ? `: ${message}` : "."}`,
+	steerNotConfirmed: (author: string) =>
+		`${PLANNER} has not confirmed that it read @${author}'s message, so it may not have.`,
+	steerEnded: (author: string) => `${PLANNER} did not read @${author}'s message: its reply ended first.`,
+	steerReadLate: (author: string) => `${PLANNER} confirmed that it read @${author}'s message.`,
+	steerClosed: (author: string) =>
+		`${PLANNER} may not have read @${author}'s message: the agent connection closed before it answered.`,
+
+	/** Retry on a failed reply (retry-turn's Chat side). */
+	retryNotFailed: () => "Only a failed reply can be retried.",
+	retryNotPerson: () => "Only a reply to a person's message can be retried.",
+	retryForbidden: (author: string) => `Only @${author}, who sent the message, can retry it.`,
+	retryArchived: () => "This document is archived, so its Chat takes no new replies.",
+
 	/** Chat notices for Stop and Resume Planner. */
 	stopConfirmed: (by: string) => `${PLANNER} stopped, as @${by} asked.`,
 	stopRefused: (by: string, message?: string) =>

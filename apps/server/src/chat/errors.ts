@@ -9,6 +9,8 @@ export type ChatErrorCode =
 	| "message-too-long"
 	| "message-not-found"
 	| "message-not-streaming"
+	| "message-not-retryable"
+	| "retry-forbidden"
 	| "tool-call-repeated"
 	| "invalid-page";
 

@@ -198,6 +198,30 @@ describeStores("chat replies", (t) => {
 			expect((await rejected(attempt())).code).toBe("message-not-streaming");
 		}
 	});
+
+	test("remove takes a failed reply and its tool rows out of the store, publishes message.deleted, and takes nothing else", async () => {
+		const { deps, chat, doc } = await setup();
+		const events: unknown[] = [];
+		deps.hub.subscribe(doc.id, (event) => events.push(event));
+		const asked = await chat.post(doc.id, { author: "alice", body: "@chopin go" });
+		const reply = await chat.replies.start(doc.id, { replyTo: asked.message.id });
+		await chat.replies.appendDelta(reply.id, "Half");
+		await chat.replies.startTool(reply.id, { toolCallId: "c1", name: "search", input: "{}" });
+		const done = await chat.replies.start(doc.id, { replyTo: asked.message.id });
+		expect((await rejected(chat.replies.remove(reply.id))).code).toBe("message-not-retryable");
+		await chat.replies.finish(reply.id, { status: "failed", error: "Down." });
+		await chat.replies.finish(done.id, { status: "done" });
+		expect((await rejected(chat.replies.remove(done.id))).code).toBe("message-not-retryable");
+		expect((await rejected(chat.replies.remove(asked.message.id))).code).toBe("message-not-retryable");
+		await chat.replies.remove(reply.id);
+		expect(events.at(-1)).toEqual({ type: "message.deleted", documentId: doc.id, messageId: reply.id });
+		expect((await chat.list(doc.id)).messages.map((m) => m.id)).toEqual([asked.message.id, done.id]);
+		const rows = await t.store.one(
+			t.store.sql`SELECT count(*) AS n FROM chat_tool_calls WHERE message_id = ${reply.id}`,
+		);
+		expect(Number(rows?.n)).toBe(0);
+		expect((await rejected(chat.replies.remove(reply.id))).code).toBe("message-not-found");
+	});
 });
 
 test("a reply a process left streaming (it was killed mid-turn) is failed, with a sentence, when the next one starts", async () => {

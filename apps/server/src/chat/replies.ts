@@ -231,6 +231,33 @@ export class ReplyService {
 	}
 
 	/**
+	 * Takes a failed reply out of Chat for everyone (Retry): its text, Work details rows and failure line. The
+	 * images it showed stay among the document's images; only this message named them.
+	 */
+	async remove(messageId: string): Promise<void> {
+		const { store } = this.deps;
+		const row = await findMessageRow(store, messageId);
+		if (!row) throw new ChatError("message-not-found", `No message ${messageId} exists.`, undefined, 404);
+		if (row.role !== "planner" || row.status !== "failed") {
+			throw new ChatError(
+				"message-not-retryable",
+				"Only a failed reply can be taken out of Chat.",
+				undefined,
+				409,
+			);
+		}
+		await store.transaction(async (tx) => {
+			await tx.sql`DELETE FROM chat_tool_calls WHERE message_id = ${messageId}`;
+			await tx.sql`DELETE FROM chat_messages WHERE id = ${messageId} AND status = 'failed'`;
+		});
+		this.deps.hub.publish(row.document_id, {
+			type: "message.deleted",
+			documentId: row.document_id,
+			messageId,
+		});
+	}
+
+	/**
 	 * At start-up: a reply still streaming in the store was left by a process that ended without finishing it
 	 * (killed, or crashed), since one process serves a store. Nobody will finish it, so it fails with a sentence
 	 * instead of showing the Planner typing for ever; its calls still running fail as finish() fails them.

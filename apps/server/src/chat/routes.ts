@@ -48,4 +48,16 @@ export function registerChatRoutes(router: Router, ctx: AppContext): void {
 		// Shown to the sender only: nothing was stored, and nothing is kept for a Planner that attaches later.
 		throw new HttpError(409, reply.code, reply.message);
 	});
+
+	// Retry on a failed reply: only the person who sent the message it answers (docs/chat.md, Retry).
+	router.post("/api/documents/:id/messages/:messageId/retry", async (c) => {
+		const { user, document } = await documentAccess(ctx, c.req, c.params.id!, "read");
+		const retried = await ctx.planner.retry({
+			documentId: document.id,
+			replyId: c.params.messageId!,
+			by: user.login,
+		});
+		if (retried.status === "sent") return jsonResponse({ message: retried.message }, { status: 202 });
+		throw new HttpError(409, retried.code, retried.message);
+	});
 }

@@ -31,6 +31,13 @@ export const messageDeltaEventSchema = z.strictObject({
 	delta: z.string(),
 });
 
+/** A message taken out of Chat for everyone: a failed reply a person retried. */
+export const messageDeletedEventSchema = z.strictObject({
+	type: z.literal("message.deleted"),
+	documentId,
+	messageId: z.string(),
+});
+
 export const decisionCreatedEventSchema = z.strictObject({
 	type: z.literal("decision.created"),
 	documentId,
@@ -106,6 +113,7 @@ export const liveEventSchema = z.discriminatedUnion("type", [
 	messageCreatedEventSchema,
 	messageUpdatedEventSchema,
 	messageDeltaEventSchema,
+	messageDeletedEventSchema,
 	decisionCreatedEventSchema,
 	decisionUpdatedEventSchema,
 	runsUpdatedEventSchema,

@@ -85,6 +85,17 @@ describe("applying live events", () => {
 		expect(s.messages.map((m) => m.id)).toEqual(["m0", "m1"]);
 	});
 
+	test("a deleted message (a failed reply a person retried) leaves the page; one never loaded changes nothing", () => {
+		let s = state({
+			messages: [message({ id: "m0", seq: 1 }), message({ id: "m1", seq: 2, status: "failed" })],
+		});
+		s = applyEvent(s, { type: "message.deleted", documentId: "d1", messageId: "m1" });
+		expect(s.messages.map((m) => m.id)).toEqual(["m0"]);
+		expect(applyEvent(s, { type: "message.deleted", documentId: "d1", messageId: "zz" }).messages).toEqual(
+			s.messages,
+		);
+	});
+
 	test("a decision keeps its highest version", () => {
 		const d = (version: number, status: DecisionView["status"]) =>
 			({ id: "x", seq: 1, version, status }) as DecisionView;

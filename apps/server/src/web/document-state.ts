@@ -102,6 +102,8 @@ export function applyEvent(state: DocumentState, event: LiveEvent): DocumentStat
 			copy[at] = { ...message, body: message.body + event.delta.slice(message.body.length - event.offset) };
 			return { ...state, messages: copy };
 		}
+		case "message.deleted":
+			return { ...state, messages: state.messages.filter((m) => m.id !== event.messageId) };
 		case "decision.created":
 		case "decision.updated": {
 			const decisions = upsertDecision(state.decisions, event.decision);

@@ -125,3 +125,37 @@ test("a start for a session already held is refused, and destroy of an unknown s
 	expect(await connection.expect("start-failed")).toMatchObject({ session: "s1" });
 	expect(record.destroyed).toEqual([]);
 });
+
+test("with retry-turn a turn's message and retry reach the backend; without it a turn carrying them is malformed", async () => {
+	const record = recorder();
+	const { connection } = await attachedLink(server, record, { features: ["retry-turn"] });
+	expect(connection.requested).toContain("retry-turn");
+	connection.send({ type: "start", session: "s1", mode: "planner" });
+	await connection.expect("started");
+	connection.send({ type: "turn", session: "s1", turn: "t1", prompt: "@bo: hi", message: "m1", tools: [] });
+	const retry = {
+		type: "turn",
+		session: "s1",
+		turn: "t2",
+		prompt: "@bo: hi",
+		message: "m1",
+		retry: true,
+	} as const;
+	expect(await connection.expect("turn-end")).toMatchObject({ turn: "t1", status: "finished" });
+	connection.send({ ...retry, tools: [] });
+	expect(await connection.expect("turn-end")).toMatchObject({ turn: "t2", status: "finished" });
+	expect(record.turns.map((t) => [t.message, t.retry])).toEqual([
+		["m1", false],
+		["m1", true],
+	]);
+
+	// A client that did not ask for retry-turn never gets either field: one is a malformed message.
+	const other = recorder();
+	const { connection: plain } = await attachedLink(server, other);
+	expect(plain.requested).not.toContain("retry-turn");
+	plain.send({ type: "start", session: "s1", mode: "planner" });
+	await plain.expect("started");
+	plain.sendRaw(JSON.stringify({ ...retry, tools: [] }));
+	expect(await plain.closed).toEqual({ code: 4400, reason: "malformed-message" });
+	expect(other.turns).toEqual([]);
+});

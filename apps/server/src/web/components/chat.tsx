@@ -1,6 +1,7 @@
 // Chat: the document's messages as they stream in (people, the Planner's replies with Work details,
-// images and failure lines, Chopin's notices), and the composer; an @chopin message the Planner cannot
-// take is refused to its sender only, with the text kept in the composer.
+// images and failure lines, Chopin's notices), Retry on a failed reply for the person who sent its message,
+// and the composer; an @chopin message the Planner cannot take is refused to its sender only, with the text
+// kept in the composer.
 import { type FormEvent, type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from "react";
 import { ApiError, api, describeError, type MessageView } from "../api";
 import { Markdown } from "../markdown";
@@ -13,7 +14,11 @@ export function ChatPanel(props: {
 	/** Whether older messages remain on the server. */
 	more: boolean;
 	archived: boolean;
+	/** The signed-in person's login: Retry shows on failed replies to their own messages. */
+	me: string;
 	onPosted(message: MessageView): void;
+	/** A Retry the server took: the failed reply leaves Chat. */
+	onRetried(messageId: string): void;
 	onOlder(): Promise<void>;
 }): ReactNode {
 	const [loadingOlder, setLoadingOlder] = useState(false);
@@ -29,6 +34,18 @@ export function ChatPanel(props: {
 		// Keep the newest message in view as messages and streamed text arrive.
 		if (count > 0 || last > 0) end.current?.scrollIntoView?.({ block: "nearest" });
 	}, [count, last]);
+	const byId = new Map(props.messages.map((m) => [m.id, m]));
+	// Retry is the sender's: on a failed reply to a person's message they wrote (docs/chat.md, Retry).
+	const retriable = (m: MessageView) => {
+		const asked = m.replyTo ? byId.get(m.replyTo) : undefined;
+		return (
+			!props.archived &&
+			m.role === "planner" &&
+			m.status === "failed" &&
+			asked?.role === "person" &&
+			asked.authorLogin?.toLowerCase() === props.me.toLowerCase()
+		);
+	};
 	return (
 		<section className="chat" aria-label="Chat">
 			<h2>Chat</h2>
@@ -40,7 +57,15 @@ export function ChatPanel(props: {
 			<ol className="messages" aria-live="polite">
 				{props.messages.length === 0 && <li className="muted">No messages yet.</li>}
 				{props.messages.map((m) => (
-					<Message key={m.id} message={m} />
+					<Message
+						key={m.id}
+						message={m}
+						retry={
+							retriable(m)
+								? { documentId: props.documentId, onRetried: () => props.onRetried(m.id) }
+								: undefined
+						}
+					/>
 				))}
 				<li ref={end} className="end" aria-hidden="true" />
 			</ol>
@@ -53,7 +78,13 @@ export function ChatPanel(props: {
 	);
 }
 
-function Message({ message }: { message: MessageView }): ReactNode {
+function Message({
+	message,
+	retry,
+}: {
+	message: MessageView;
+	retry?: { documentId: string; onRetried(): void };
+}): ReactNode {
 	const time = new Date(message.createdAt).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
 	if (message.role === "system") {
 		return (
@@ -99,7 +130,38 @@ function Message({ message }: { message: MessageView }): ReactNode {
 					The reply failed{message.error ? `: ${message.error}` : "."}
 				</p>
 			)}
+			{retry && <RetryButton messageId={message.id} {...retry} />}
 		</li>
+	);
+}
+
+/** Retry on a failed reply: the server takes the failed attempt out for everyone and runs the message again. */
+function RetryButton(props: { documentId: string; messageId: string; onRetried(): void }): ReactNode {
+	const [busy, setBusy] = useState(false);
+	const [refusal, setRefusal] = useState<string | null>(null);
+	const retry = async () => {
+		setBusy(true);
+		setRefusal(null);
+		try {
+			await api("POST", `/api/documents/${props.documentId}/messages/${props.messageId}/retry`);
+			props.onRetried();
+		} catch (e) {
+			// Refused (the Planner is busy or not attached): the failed reply stays, and so does the button.
+			setRefusal(e instanceof ApiError ? e.message : describeError(e));
+			setBusy(false);
+		}
+	};
+	return (
+		<div className="row">
+			<button type="button" disabled={busy} onClick={retry}>
+				Retry
+			</button>
+			{refusal && (
+				<p className="refusal" role="alert">
+					{refusal}
+				</p>
+			)}
+		</div>
 	);
 }
 

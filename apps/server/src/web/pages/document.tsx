@@ -147,6 +147,9 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 	const canWrite = permission === "write" || permission === "admin";
 	const onPosted = (message: MessageView) =>
 		setState((s) => (s ? applyEvent(s, { type: "message.created", documentId: id, message }) : s));
+	// A Retry the server took: the failed attempt leaves at once (its message.deleted event follows).
+	const onRetried = (messageId: string) =>
+		setState((s) => (s ? applyEvent(s, { type: "message.deleted", documentId: id, messageId }) : s));
 	const onOlder = async () => {
 		const first = state.messages[0];
 		if (!first) return;
@@ -213,7 +216,9 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 					messages={state.messages}
 					more={state.moreMessages}
 					archived={document.archived}
+					me={props.me.login}
 					onPosted={onPosted}
+					onRetried={onRetried}
 					onOlder={onOlder}
 				/>
 			</aside>
