@@ -5,7 +5,7 @@
  * for a held Planner, which waits for it before it resumes after a restart (the bench answers its question first).
  * Prints one JSON line per event, each with `at` (epoch ms): attached, asked, restarting, closed, resumed (the
  * frame, with the sessions and requests it keeps), back (reconnectAgent resolved), input-result (every such frame),
- * input-received (every one sent), settled (the question's promise), error.
+ * input-received (every one sent), failed (an attempt to come back, and what it met), settled (the question's promise), error.
  */
 import {
 	type AgentLink,
@@ -54,7 +54,7 @@ function countingSocket(document: string) {
 			});
 		}
 
-		override send(data: string | ArrayBufferLike | ArrayBufferView | Blob): void {
+		override send(data: Parameters<WebSocket["send"]>[0]): void {
 			if (typeof data === "string" && data.includes('"input-received"')) {
 				const message = JSON.parse(data) as { type: string; request: string };
 				if (message.type === "input-received")
@@ -95,6 +95,12 @@ function options(p: Planner): ConnectOptions {
 	};
 }
 
+/** What a failed attempt met, without its message (which may name the endpoint). */
+function failure(error: unknown): string {
+	const e = error as { name?: string; code?: string; status?: number };
+	return [e.name ?? "Error", e.code, e.status].filter((part) => part !== undefined).join(" ");
+}
+
 async function run(p: Planner): Promise<void> {
 	const opts = options(p);
 	let link: AgentLink = await connectAgent(opts);
@@ -119,6 +125,8 @@ async function run(p: Planner): Promise<void> {
 		link = await reconnectAgent(opts, closed, {
 			onEvent: (event) => {
 				if (event.type === "attempt") attempts = event.attempt;
+				if (event.type === "failed")
+					emit({ type: "failed", document: p.document, kind: failure(event.error) });
 			},
 		});
 		emit({ type: "back", document: p.document, attempts });

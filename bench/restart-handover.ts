@@ -48,6 +48,7 @@ interface Event {
 	local?: boolean;
 	value?: unknown;
 	message?: string;
+	kind?: string;
 }
 
 /** One client process: its planners, every event it printed, and waiters on them. */
@@ -329,6 +330,11 @@ try {
 	const heldBack = documents.filter((d) => held.has(d)).map((d) => of("resumed", d)[0]?.at ?? Number.NaN);
 	const promptBack = after.map((d) => of("resumed", d)[0]?.at ?? Number.NaN);
 	const attempts = (docs: string[]) => docs.map((d) => of("back", d)[0]?.attempts ?? 0);
+	const failures = new Map<string, number>();
+	for (const e of events.filter((e) => e.type === "failed")) {
+		const key = `${e.kind} (${e.at < listening ? "while down" : "after listening"})`;
+		failures.set(key, (failures.get(key) ?? 0) + 1);
+	}
 	const lastBack = Math.max(...back);
 	const lastDelivered = Math.max(...delivered);
 	const answers = await countAnswers();
@@ -351,6 +357,9 @@ try {
 	const settled = events.filter((e) => e.type === "settled").length;
 	console.log(
 		`answers: ${answers.answered} answered in the store, ${frames} input-result frames, ${acks} input-received, ${settled} questions settled, for ${COUNT} requests; lost or doubled: ${problems.length === 0 && answers.answered === COUNT && answers.holds === 0 ? 0 : "see below"}`,
+	);
+	console.log(
+		`failed attempts to come back: ${[...failures].map(([k, n]) => `${n} × ${k}`).join(", ") || "none"}`,
 	);
 	console.log(`planner_link_holds rows left: ${answers.holds}`);
 	const serverErrors = server.logs.filter((l) => l.level === "error" || l.level === "warn");
