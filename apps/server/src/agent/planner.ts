@@ -1,7 +1,7 @@
 // The agent endpoint's service (ctx.planner, see planner-service.ts): the links open now, each document's
 // Planner and its ownership, attach, the events that end an attachment (sign-out, reset, archive, delete),
 // @chopin messages, Stop/Resume, and the planner.status live events.
-import { type Attach, CLOSE_CODES, type ClientMessage, type Feature } from "@chopin/agent-link";
+import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
@@ -9,6 +9,7 @@ import { accessDeps, actingAuthorization } from "./access";
 import { type AttachCheck, checkAttach } from "./attach";
 import { type AttachedDocument, AttachedPlanner } from "./attached";
 import { runChatTurn } from "./chat-turns";
+import { confirm, ownLink, type PlannerParts, type Unconfirmed } from "./confirm";
 import type { ControlAction } from "./control";
 import type { AgentDeps } from "./deps";
 import { documentIdOf, documentUrl } from "./document-ref";
@@ -18,6 +19,7 @@ import { type JobInput, type JobResult, runJob } from "./jobs";
 import { AgentLink, type CloseCause, type LinkEvents } from "./link";
 import { OrphanAnswers } from "./orphan-answers";
 import { Ownership } from "./ownership";
+import { pressControl } from "./planner-control";
 import type {
 	LinkFilter,
 	LinkStats,
@@ -41,23 +43,6 @@ export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
 	"steer-turn",
 	"retry-turn",
 ]);
-
-/**
- * A resumable link attached whose first message decides what it is (spec: Resuming after a dropped link):
- * "fresh", nothing kept for it; "hold", the document's disconnected Planner of the same account, given back
- * by a resume and ended by anything else; "takeover", the same account's own link still attached, which a
- * resume naming one of its sessions shows to be dead.
- */
-type Unconfirmed =
-	| { kind: "fresh" }
-	| { kind: "hold"; hold: AttachedPlanner }
-	| {
-			kind: "takeover";
-			old: AttachedPlanner;
-			document: AttachedDocument;
-			check: AttachCheck & { ok: true };
-			ends: number;
-	  };
 
 type EndCode = "access-revoked" | "sign-in-required" | "document-archived" | "document-unavailable";
 
@@ -84,6 +69,7 @@ export class Planner implements PlannerService {
 	/** Per document: what waits for its Planner to attach (an @chopin message while a machine starts one). */
 	readonly #waiters: AttachWaiters;
 	readonly #reserve: ReserveDeps;
+	readonly #parts: PlannerParts;
 
 	constructor(private readonly deps: AgentDeps) {
 		this.resolvers = new BearerResolvers(accountResolver(deps.identity));
@@ -108,6 +94,26 @@ export class Planner implements PlannerService {
 			publish: (id) => this.#publish(id),
 			track: (work) => this.#track(work),
 		});
+		const planner = this;
+		this.#parts = {
+			deps,
+			ownership: this.#ownership,
+			attached: this.#attached,
+			byLink: this.#byLink,
+			held: this.#held,
+			ends: this.#ends,
+			get handover() {
+				return planner.#handover;
+			},
+			get orphans() {
+				return planner.#orphans;
+			},
+			waiters: this.#waiters,
+			starter: () => this.#starter,
+			bind: (link, attached, check) => this.#bind(link, attached, check),
+			endHoldUnclaimed: (documentId, hold) => this.#endHoldUnclaimed(documentId, hold),
+			teardown: (planner) => this.#teardown(planner),
+		};
 		this.#orphans = new OrphanAnswers({
 			deps,
 			ready: (id) => {
@@ -243,42 +249,7 @@ export class Planner implements PlannerService {
 	}
 
 	control(documentId: string, action: ControlAction, by: string): { sent: number } | null {
-		const held = this.#held.get(documentId);
-		if (held) return this.#controlHeld(held, action, by);
-		const planner = this.#attached.get(documentId);
-		if (!planner) return null;
-		const running = planner.runningTurns();
-		const sessions = planner.sessions.live().filter((s) => s.state === "started");
-		if (action === "stop") {
-			for (const turn of running) turn.abort();
-			// A Planner that only waits on questions: Stop withdraws them (answered cancelled).
-			if (running.length === 0 && planner.questions.openCount > 0 && sessions.every((s) => !s.holdsRuns)) {
-				for (const session of sessions) void planner.questions.endSession(session);
-			}
-		}
-		return { sent: planner.controls.press(action, by, sessions) };
-	}
-
-	/**
-	 * Stop or Resume while the link is down: a Stop is owed for its return, a Resume is not held. Stop on a
-	 * Planner that only waits on questions withdraws them, which ends what the link kept (grace follows).
-	 */
-	#controlHeld(held: AttachedPlanner, action: ControlAction, by: string): { sent: number } {
-		const sessions = held.sessions.live().filter((s) => s.state === "started");
-		if (action === "stop" && sessions.every((s) => !s.holdsRuns)) {
-			const documentId = held.document.id;
-			this.#held.delete(documentId);
-			void this.deps.domain.chat
-				.postNotice(documentId, wording.stopWithdrewQuestions(by))
-				.catch((error: unknown) => this.deps.log.error("control notice not posted", { error }));
-			this.#ownership.leave(documentId, null, "grace");
-			this.#teardown(held);
-			this.#handover.forget(documentId);
-			return { sent: 0 };
-		}
-		held.controls.press(action, by, sessions, true);
-		if (action === "stop") this.#handover.persist(held, false);
-		return { sent: 0 };
+		return pressControl(this.#parts, documentId, action, by);
 	}
 
 	async runJob(documentId: string, input: JobInput): Promise<JobResult> {
@@ -406,7 +377,7 @@ export class Planner implements PlannerService {
 			url: documentUrl(config.publicUrl, document.id),
 		};
 		const resumable = this.#grants(link, "resumable-sessions");
-		const takeover = resumable ? this.#ownLink(document.id, link) : undefined;
+		const takeover = resumable ? ownLink(this.#parts, document.id, link) : undefined;
 		if (takeover) {
 			// Attached, unconfirmed: its first message says whether the holder's link is its own dead one.
 			const ends = this.#ends.get(document.id)?.n ?? 0;
@@ -470,98 +441,6 @@ export class Planner implements PlannerService {
 		);
 	}
 
-	/**
-	 * The document's attached Planner when it is this link's account's own resumable link of the same kind
-	 * (a browser-bearer client and a paired machine's backend never take each other's links).
-	 */
-	#ownLink(documentId: string, link: AgentLink): AttachedPlanner | undefined {
-		const holder = this.#ownership.holder(documentId);
-		if (holder?.state !== "attached") return undefined;
-		const old = this.#byLink.get(holder.linkId);
-		if (!old?.resumable || old.link.principal.kind !== link.principal.kind) return undefined;
-		// The same machine's new link replaces its stale one at once (Ownership.acquire), keeping its work.
-		if (link.principal.machineId !== undefined && link.principal.machineId === old.link.principal.machineId) {
-			return undefined;
-		}
-		return old.login.toLowerCase() === link.principal.login.toLowerCase() ? old : undefined;
-	}
-
-	/** The first message of a resumable link: a resume takes back what is kept; anything else starts afresh. */
-	#confirm(link: AgentLink, pending: Unconfirmed, message: Exclude<ClientMessage, Attach>): void {
-		if (pending.kind === "takeover") {
-			this.#takeover(link, pending, message);
-			return;
-		}
-		const planner = this.#byLink.get(link.id);
-		if (!planner) return;
-		const documentId = planner.document.id;
-		const hold =
-			pending.kind === "hold" && this.#held.get(documentId) === pending.hold ? pending.hold : undefined;
-		if (message.type === "resume") {
-			if (!hold) {
-				link.send({ type: "resumed", sessions: [] });
-				return;
-			}
-			this.#held.delete(documentId);
-			this.#handover.forget(documentId);
-			void planner.teardown();
-			this.#attached.set(documentId, hold);
-			this.#byLink.set(link.id, hold);
-			const orphaned = hold.resume(link, message);
-			this.deps.log.info("agent link resumed", { link: link.id, document: documentId });
-			for (const decisionId of orphaned) this.#orphans.add(documentId, decisionId);
-			this.#orphans.flush(documentId);
-			return;
-		}
-		if (hold) this.#endHoldUnclaimed(documentId, hold);
-		planner.dispatch(message);
-		this.#orphans.flush(documentId);
-	}
-
-	/**
-	 * An unconfirmed link of the holder's own account: a resume naming a session its attached link holds shows
-	 * that link is dead, so it is closed as the drop it is, its work kept and given to this one. Anything else is
-	 * refused planner-attached, and the attached link is untouched.
-	 */
-	#takeover(
-		link: AgentLink,
-		pending: Extract<Unconfirmed, { kind: "takeover" }>,
-		message: Exclude<ClientMessage, Attach>,
-	): void {
-		const documentId = pending.document.id;
-		const ended = this.#ends.get(documentId);
-		if (ended && ended.n !== pending.ends) {
-			link.refuse(ended.code, ended.message);
-			return;
-		}
-		const { old } = pending;
-		const names =
-			message.type === "resume" && message.sessions.some((s) => old.sessions.get(s.session)?.live);
-		if (!names || this.#attached.get(documentId) !== old) {
-			link.refuse("planner-attached", wording.plannerAttached(old.login));
-			return;
-		}
-		old.link.close({ code: CLOSE_CODES.unresponsive, reason: "replaced by its own resume", kind: "dropped" });
-		const { principal } = link;
-		const acquired = this.#ownership.acquire(documentId, {
-			login: principal.login,
-			kind: principal.kind,
-			linkId: link.id,
-			...(pending.check.signInSessionId && { signInSessionId: pending.check.signInSessionId }),
-			...(principal.machineId && { machineId: principal.machineId }),
-		});
-		if (!acquired.ok) {
-			link.refuse("planner-attached", acquired.message);
-			return;
-		}
-		this.#bind(link, pending.document, pending.check);
-		const hold = this.#held.get(documentId);
-		this.deps.log.info("agent link took over its own dropped link", { link: link.id, document: documentId });
-		this.#confirm(link, hold ? { kind: "hold", hold } : { kind: "fresh" }, message);
-		if (principal.kind === "machine") this.#starter?.attached(documentId);
-		this.#waiters.wake(documentId);
-	}
-
 	/** What a dropped link kept ends for good: questions withdrawn, runs shown stopped. */
 	#endHold(documentId: string): void {
 		this.#handover.endRestored(documentId);
@@ -602,7 +481,7 @@ export class Planner implements PlannerService {
 		const pending = this.#unconfirmed.get(link.id);
 		if (pending) {
 			this.#unconfirmed.delete(link.id);
-			this.#confirm(link, pending, message);
+			confirm(this.#parts, link, pending, message);
 			return;
 		}
 		this.#byLink.get(link.id)?.dispatch(message);
