@@ -153,6 +153,7 @@ export async function createContext(config: Config, overrides: ContextOverrides 
 			identity,
 			sessions,
 			domain,
+			store,
 		}),
 		onStop: (fn) => {
 			stopHooks.push(fn);

@@ -3,6 +3,8 @@
 import type { Attach, ClientMessage, ResponseFormat, ServerMessage } from "@chopin/agent-link";
 import type { Timer } from "@chopin/agent-link/clock";
 import { type AccessVerdict, accessDeps, checkAccess, type OwnerRef } from "./access";
+import { ReportedCatalog } from "./catalog";
+import type { ComposerModels } from "./composer-model";
 import { Controls } from "./control";
 import { type AgentDeps, RECHECK_EVERY_MS } from "./deps";
 import type { AgentLink } from "./link";
@@ -26,6 +28,8 @@ export interface TurnInput {
 	prompt: string;
 	instructions?: string;
 	responseFormat?: ResponseFormat;
+	/** The model and level a person chose, checked against the catalog; absent: the operator's MODEL alone. */
+	choice?: { model?: string; thinkingLevel?: string };
 }
 
 export class AttachedPlanner {
@@ -43,6 +47,10 @@ export class AttachedPlanner {
 	#recheck: Timer | undefined;
 	#closed = false;
 	#rechecking = false;
+	/** The capability catalog the client reported last (capability-catalog), held with the link only. */
+	catalog: ReportedCatalog | undefined;
+	/** Set by the Planner service: told when the catalog changes, and asked for a turn's model. */
+	composer: ComposerModels | undefined;
 
 	constructor(
 		readonly link: AgentLink,
@@ -121,7 +129,11 @@ export class AttachedPlanner {
 		});
 		session.turns.set(turn.id, turn);
 		session.current = turn;
-		const model = this.deps.config.model;
+		const model = input.choice ? input.choice.model : this.deps.config.model;
+		// thinkingLevel is gated: a client that did not ask for capability-catalog never gets it.
+		const thinkingLevel = this.link.features.has("capability-catalog")
+			? input.choice?.thinkingLevel
+			: undefined;
 		let sent = false;
 		try {
 			sent = this.send({
@@ -131,6 +143,7 @@ export class AttachedPlanner {
 				prompt: input.prompt,
 				...(input.instructions !== undefined && { instructions: input.instructions }),
 				...(model && { model }),
+				...(thinkingLevel && { thinkingLevel }),
 				tools,
 				...(input.responseFormat && { responseFormat: input.responseFormat }),
 			});
@@ -215,11 +228,16 @@ export class AttachedPlanner {
 			case "control-result":
 				this.controls.result(message);
 				break;
+			case "capabilities":
+				// Each report replaces the last whole; parse refused it unless capability-catalog was granted.
+				this.catalog = ReportedCatalog.read(message.catalog, this.deps.log, this.link.id);
+				void this.composer?.publish(this.document.id);
+				return;
 			case "detach":
 				this.link.close({ code: 1000, reason: "detach", ownership: "grace" });
 				return;
 			default:
-				// resume, input-received and capabilities need features this server never grants: parse refused them.
+				// resume and input-received need features this server never grants: parse refused them.
 				return;
 		}
 	}

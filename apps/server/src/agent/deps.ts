@@ -6,6 +6,7 @@ import type { Sessions } from "../auth/sessions";
 import type { Config } from "../config";
 import type { Domain } from "../domain";
 import type { Logger } from "../log";
+import type { Store } from "../store/store";
 
 export interface AgentDeps {
 	/** Read at use: with PORT=0, publicUrl is filled in once the server listens. */
@@ -15,6 +16,8 @@ export interface AgentDeps {
 	readonly identity: Identity;
 	readonly sessions: Sessions;
 	readonly domain: Domain;
+	/** Where a document's choice of model and thinking level is kept (capability-catalog). */
+	readonly store: Store;
 }
 
 /** The 10 seconds start, abort, stop and resume are answered within (spec: Server to client). */

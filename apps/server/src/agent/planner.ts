@@ -5,9 +5,12 @@ import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
+import type { ChatModelState } from "../live/events";
 import { checkAttach } from "./attach";
 import { AttachedPlanner } from "./attached";
 import { runChatTurn } from "./chat-turns";
+import { commandPrompt, commandRefusal, type MessageCommand } from "./commands";
+import { type ChooseResult, ComposerModels } from "./composer-model";
 import type { ControlAction } from "./control";
 import type { AgentDeps } from "./deps";
 import { documentIdOf, documentUrl } from "./document-ref";
@@ -28,8 +31,8 @@ import { AttachWaiters, type ReserveDeps, reservePlanner } from "./reserve";
 import type { AgentSocketData } from "./upgrade";
 import { wording } from "./wording";
 
-/** The optional features this server implements; attached lists the requested ones among them. None yet. */
-export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>();
+/** The optional features this server implements; attached lists the requested ones among them. */
+export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>(["capability-catalog"]);
 
 type EndCode = "access-revoked" | "sign-in-required" | "document-archived" | "document-unavailable";
 
@@ -48,10 +51,13 @@ export class Planner implements PlannerService {
 	/** Per document: what waits for its Planner to attach (an @chopin message while a machine starts one). */
 	readonly #waiters: AttachWaiters;
 	readonly #reserve: ReserveDeps;
+	/** The composer's models and the document's choice (capability-catalog). */
+	readonly #composer: ComposerModels;
 
 	constructor(private readonly deps: AgentDeps) {
 		this.resolvers = new BearerResolvers(accountResolver(deps.identity));
 		this.#waiters = new AttachWaiters(deps.clock);
+		this.#composer = new ComposerModels(deps, (id) => this.#attached.get(id)?.catalog);
 		this.#reserve = {
 			deps,
 			attached: (id) => this.#attached.get(id),
@@ -84,8 +90,10 @@ export class Planner implements PlannerService {
 		documentId: string;
 		author: string;
 		body: string;
+		command?: MessageCommand;
 	}): Promise<PlannerMessageResult> {
 		const { chat } = this.deps.domain;
+		if (input.command) return this.#runCommand({ ...input, command: input.command });
 		if (!mentionsPlanner(input.body)) {
 			const posted = await chat.post(input.documentId, { author: input.author, body: input.body });
 			return { status: "sent", message: posted.message, turn: false };
@@ -106,6 +114,58 @@ export class Planner implements PlannerService {
 			prompt: `@${input.author}: ${message.body}`,
 		});
 		return { status: "sent", message, turn: true };
+	}
+
+	/**
+	 * A message that runs one of the attached client's commands: checked against its last report when sent
+	 * (an unknown name or kind is refused and nothing is posted), posted as /name args, and run as a turn.
+	 */
+	async #runCommand(input: {
+		documentId: string;
+		author: string;
+		body: string;
+		command: MessageCommand;
+	}): Promise<PlannerMessageResult> {
+		const listed = this.#attached
+			.get(input.documentId)
+			?.catalog?.command(input.command.name, input.command.kind);
+		if (!listed)
+			return { status: "refused", code: "command-unknown", message: commandRefusal(input.command) };
+		const reserved = await reservePlanner(this.#reserve, input.documentId, input.author);
+		if (!reserved.ok) return reserved.refusal as PlannerMessageResult;
+		const { planner } = reserved;
+		// Checked again once reserved: the report may have changed, or another client attached, meanwhile.
+		if (!planner.catalog?.command(input.command.name, input.command.kind)) {
+			planner.idle();
+			return { status: "refused", code: "command-unknown", message: commandRefusal(input.command) };
+		}
+		const args = input.body.trim();
+		let message: MessageView;
+		try {
+			const body = `/${input.command.name}${args ? ` ${args}` : ""}`;
+			message = (await this.deps.domain.chat.post(input.documentId, { author: input.author, body })).message;
+		} catch (error) {
+			planner.idle();
+			throw error;
+		}
+		void runChatTurn(planner, {
+			replyTo: message.id,
+			before: message.seq,
+			prompt: commandPrompt(input.command, args),
+		});
+		return { status: "sent", message, turn: true };
+	}
+
+	modelState(documentId: string): Promise<ChatModelState> {
+		return this.#composer.state(documentId);
+	}
+
+	chooseModel(
+		documentId: string,
+		by: string,
+		choice: { model: string | null; thinkingLevel: string | null },
+	): Promise<ChooseResult> {
+		return this.#composer.choose(documentId, by, choice);
 	}
 
 	async invoke(input: InvokeInput): Promise<InvokeResult> {
@@ -277,6 +337,7 @@ export class Planner implements PlannerService {
 			this.deps,
 			() => this.#publish(document.id),
 		);
+		planner.composer = this.#composer;
 		this.#attached.set(document.id, planner);
 		this.#byLink.set(link.id, planner);
 		const features = link.requested?.filter((f) => SUPPORTED_FEATURES.has(f));
@@ -307,6 +368,8 @@ export class Planner implements PlannerService {
 		const documentId = planner.document.id;
 		if (this.#attached.get(documentId) === planner) this.#attached.delete(documentId);
 		this.#ownership.leave(documentId, link.id, cause.ownership);
+		// The catalog was this client's alone: composers stop offering it.
+		if (planner.catalog) void this.#composer.publish(documentId);
 		const teardown = planner.teardown();
 		this.#teardowns.add(teardown);
 		void teardown.finally(() => this.#teardowns.delete(teardown));

@@ -3,6 +3,7 @@ import { sql as initial } from "./0001_initial";
 import { sql as domainServices } from "./0002_domain_services";
 import { sql as machines } from "./0003_machines";
 import { sql as builds } from "./0004_builds";
+import { sql as modelChoices } from "./0005_model_choices";
 
 export interface Migration {
 	version: number;
@@ -16,6 +17,7 @@ export const MIGRATIONS: readonly Migration[] = defineMigrations({
 	"0002_domain_services": domainServices,
 	"0003_machines": machines,
 	"0004_builds": builds,
+	"0005_model_choices": modelChoices,
 });
 
 export function defineMigrations(files: Record<string, string>): Migration[] {
