@@ -103,6 +103,13 @@ const notices = async (f: AgentFixture, documentId: string) =>
 	(await f.chat(documentId)).filter((m) => m.role === "system").map((m) => m.body);
 
 describe.each(runnableKinds())("capability catalog (%s)", (kind) => {
+	test("attached grants capability-catalog among the features asked for", async () => {
+		const { attached: a } = await attached(kind, {
+			features: "run-stage-deltas, capability-catalog, attachments",
+		});
+		expect(a.features).toEqual(["capability-catalog"]);
+	});
+
 	test("granted when asked; the report is read as written: empty ids and levels skipped, the rest kept in order", async () => {
 		const { f, attached: a, documentId, jar } = await attached(kind, { catalog: CATALOG });
 		expect(a.features).toEqual(["capability-catalog"]);
