@@ -61,7 +61,7 @@ describe.skipIf(missing)("the composer's model and thinking choices", () => {
 			title: "Launch plan",
 			source: "# Launch plan\n\nShip on Friday.\n",
 		});
-		const { document } = (await created.json()) as { document: { id: string } };
+		const doc = ((await created.json()) as { document: { id: string } }).document;
 
 		const turns: Turn[] = [];
 		const answer = async (turn: Turn) => {
@@ -74,14 +74,14 @@ describe.skipIf(missing)("the composer's model and thinking choices", () => {
 		link = await connectAgent({
 			url: api.server.publicUrl,
 			token: ALICE_TOKEN,
-			document: document.id,
+			document: doc.id,
 			resumable: false,
 			capabilities: CATALOG,
 			handlers: { start: () => {}, turn: answer, stop: () => ({ ok: true }), resume: () => ({ ok: true }) },
 		});
 
 		const page = await browsers.open();
-		await signInLocallyInBrowser(page, api.server.publicUrl, `/d/${document.id}`, "Bob (bob)");
+		await signInLocallyInBrowser(page, api.server.publicUrl, `/d/${doc.id}`, "Bob (bob)");
 		await page.locator('[data-planner-state="attached"]').waitFor(WAIT);
 		const model = page.getByLabel("Model", { exact: true });
 		const thinking = page.getByLabel("Thinking level");
