@@ -9,7 +9,7 @@ import type { ChatModelState } from "../live/events";
 import { checkAttach } from "./attach";
 import { AttachedPlanner } from "./attached";
 import { runChatTurn } from "./chat-turns";
-import { commandPrompt, commandRefusal, type MessageCommand } from "./commands";
+import { type MessageCommand, runCommandMessage } from "./commands";
 import { type ChooseResult, ComposerModels } from "./composer-model";
 import type { ControlAction } from "./control";
 import type { AgentDeps } from "./deps";
@@ -93,7 +93,7 @@ export class Planner implements PlannerService {
 		command?: MessageCommand;
 	}): Promise<PlannerMessageResult> {
 		const { chat } = this.deps.domain;
-		if (input.command) return this.#runCommand({ ...input, command: input.command });
+		if (input.command) return runCommandMessage(this.#reserve, { ...input, command: input.command });
 		if (!mentionsPlanner(input.body)) {
 			const posted = await chat.post(input.documentId, { author: input.author, body: input.body });
 			return { status: "sent", message: posted.message, turn: false };
@@ -112,46 +112,6 @@ export class Planner implements PlannerService {
 			replyTo: message.id,
 			before: message.seq,
 			prompt: `@${input.author}: ${message.body}`,
-		});
-		return { status: "sent", message, turn: true };
-	}
-
-	/**
-	 * A message that runs one of the attached client's commands: checked against its last report when sent
-	 * (an unknown name or kind is refused and nothing is posted), posted as /name args, and run as a turn.
-	 */
-	async #runCommand(input: {
-		documentId: string;
-		author: string;
-		body: string;
-		command: MessageCommand;
-	}): Promise<PlannerMessageResult> {
-		const listed = this.#attached
-			.get(input.documentId)
-			?.catalog?.command(input.command.name, input.command.kind);
-		if (!listed)
-			return { status: "refused", code: "command-unknown", message: commandRefusal(input.command) };
-		const reserved = await reservePlanner(this.#reserve, input.documentId, input.author);
-		if (!reserved.ok) return reserved.refusal as PlannerMessageResult;
-		const { planner } = reserved;
-		// Checked again once reserved: the report may have changed, or another client attached, meanwhile.
-		if (!planner.catalog?.command(input.command.name, input.command.kind)) {
-			planner.idle();
-			return { status: "refused", code: "command-unknown", message: commandRefusal(input.command) };
-		}
-		const args = input.body.trim();
-		let message: MessageView;
-		try {
-			const body = `/${input.command.name}${args ? ` ${args}` : ""}`;
-			message = (await this.deps.domain.chat.post(input.documentId, { author: input.author, body })).message;
-		} catch (error) {
-			planner.idle();
-			throw error;
-		}
-		void runChatTurn(planner, {
-			replyTo: message.id,
-			before: message.seq,
-			prompt: commandPrompt(input.command, args),
 		});
 		return { status: "sent", message, turn: true };
 	}
