@@ -1,4 +1,5 @@
 // Every route of the server, one register call per domain: add yours here.
+import { registerModelRoutes } from "./agent/model-route";
 import { registerPlannerStatusRoute } from "./agent/planner-status-route";
 import { registerAgentRoutes } from "./agent/routes";
 import { registerAuthRoutes } from "./auth/routes";
@@ -28,6 +29,7 @@ export function registerRoutes(router: Router, ctx: AppContext): void {
 	registerRunRoutes(router, ctx);
 	registerBuildRoutes(router, ctx);
 	registerPlannerStatusRoute(router, ctx);
+	registerModelRoutes(router, ctx);
 	registerLiveSocket(router, ctx);
 	registerPageRoutes(router, ctx);
 	registerInstallRoutes(router, ctx);

@@ -5,6 +5,8 @@
 import type { Attach, ClientMessage, ResponseFormat, Resume, ServerMessage } from "@chopin/agent-link";
 import type { Timer } from "@chopin/agent-link/clock";
 import { type AccessVerdict, accessDeps, checkAccess, type OwnerRef } from "./access";
+import { ReportedCatalog } from "./catalog";
+import type { ComposerModels } from "./composer-model";
 import { Controls } from "./control";
 import { type AgentDeps, RECHECK_EVERY_MS } from "./deps";
 import type { Hold } from "./holds";
@@ -34,6 +36,8 @@ export interface TurnInput {
 	message?: string;
 	/** The turn runs message again after a failed one (retry-turn). */
 	retry?: boolean;
+	/** The model and level a person chose, checked against the catalog; absent: the operator's MODEL alone. */
+	choice?: { model?: string; thinkingLevel?: string };
 }
 
 export class AttachedPlanner {
@@ -55,6 +59,10 @@ export class AttachedPlanner {
 	#state: "attached" | "disconnected" | "ended" = "attached";
 	#rechecking = false;
 	#link: AgentLink;
+	/** The capability catalog the client reported last (capability-catalog), held with the link only. */
+	catalog: ReportedCatalog | undefined;
+	/** Set by the Planner service: told when the catalog changes, and asked for a turn's model. */
+	composer: ComposerModels | undefined;
 
 	constructor(
 		link: AgentLink,
@@ -157,7 +165,11 @@ export class AttachedPlanner {
 		});
 		session.turns.set(turn.id, turn);
 		session.current = turn;
-		const model = this.deps.config.model;
+		const model = input.choice ? input.choice.model : this.deps.config.model;
+		// thinkingLevel is gated: a client that did not ask for capability-catalog never gets it.
+		const thinkingLevel = this.link.features.has("capability-catalog")
+			? input.choice?.thinkingLevel
+			: undefined;
 		let sent = false;
 		try {
 			sent = this.send({
@@ -167,6 +179,7 @@ export class AttachedPlanner {
 				prompt: input.prompt,
 				...(input.instructions !== undefined && { instructions: input.instructions }),
 				...(model && { model }),
+				...(thinkingLevel && { thinkingLevel }),
 				tools,
 				...(input.responseFormat && { responseFormat: input.responseFormat }),
 				...(input.message !== undefined &&
@@ -257,6 +270,11 @@ export class AttachedPlanner {
 				// A steer's answer, or else a stop's or resume's: request ids are never shared.
 				if (!this.steers.result(message)) this.controls.result(message);
 				break;
+			case "capabilities":
+				// Each report replaces the last whole; parse refused it unless capability-catalog was granted.
+				this.catalog = ReportedCatalog.read(message.catalog, this.deps.log, this.link.id);
+				void this.composer?.publish(this.document.id);
+				return;
 			case "detach":
 				this.link.close({ code: 1000, reason: "detach", kind: "detach" });
 				return;
@@ -267,7 +285,7 @@ export class AttachedPlanner {
 				this.link.fail("protocol", "resume is the first message after attached, or not sent at all.");
 				return;
 			default:
-				// capabilities needs a feature this server does not grant: parse refused it.
+				// Nothing else reaches here: parse refuses what a feature this link did not negotiate allows.
 				return;
 		}
 	}

@@ -159,6 +159,8 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 			const again = await planner.guard();
 			if (!again.ok) return await failed(again.message);
 			const context = await domain.chat.chatContext(documentId, { before: chatTurn.before });
+			// A person's model and level, checked against the catalog as the turn starts (capability-catalog).
+			const choice = await planner.composer?.forTurn(documentId);
 			const turn = planner.runTurn(
 				session,
 				{
@@ -166,6 +168,7 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 					instructions: plannerInstructions(planner.document, context.transcript),
 					...(chatTurn.message !== undefined && { message: chatTurn.message }),
 					...(chatTurn.retry && { retry: true }),
+					...(choice && { choice: { model: choice.model, thinkingLevel: choice.thinkingLevel } }),
 				},
 				replies,
 			);

@@ -16,7 +16,7 @@ export interface AgentDeps {
 	readonly identity: Identity;
 	readonly sessions: Sessions;
 	readonly domain: Domain;
-	/** Where a restart's Planner holds are kept (planner_link_holds). */
+	/** Where a restart's Planner holds and a document's choice of model and thinking level are kept. */
 	readonly store: Store;
 }
 

@@ -3,7 +3,9 @@
 // pages read status(). The implementation is planner.ts.
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
-import type { PLANNER_STATES } from "../live/events";
+import type { ChatModelState, PLANNER_STATES } from "../live/events";
+import type { MessageCommand } from "./commands";
+import type { ChooseResult } from "./composer-model";
 import type { ControlAction } from "./control";
 import type { AgentDeps } from "./deps";
 import type { InvokeInput, InvokeResult } from "./invoke";
@@ -19,7 +21,12 @@ export type PlannerMessageResult =
 	/** Posted; `turn` says whether it became a turn of the attached Planner (it mentions @chopin). */
 	| { status: "sent"; message: MessageView; turn: boolean; steered?: boolean }
 	/** Not posted: nothing is kept for later. `message` is the sentence to show the person. */
-	| { status: "refused"; code: "planner-not-attached" | "planner-busy"; message: string };
+	| {
+			status: "refused";
+			/** command-unknown: the attached client's last report does not list the command (capability-catalog). */
+			code: "planner-not-attached" | "planner-busy" | "command-unknown";
+			message: string;
+	  };
 
 export interface PlannerStatus {
 	state: PlannerState;
@@ -84,7 +91,13 @@ export interface PlannerService {
 	 * or one in its grace period) or planner-busy (it is working on a turn). Throws the Chat
 	 * service's errors (ChatError: empty, too long, archived, ...) for a message it cannot take.
 	 */
-	handleMessage(input: { documentId: string; author: string; body: string }): Promise<PlannerMessageResult>;
+	handleMessage(input: {
+		documentId: string;
+		author: string;
+		body: string;
+		/** Runs one of the attached client's commands: body is its args (capability-catalog). */
+		command?: MessageCommand;
+	}): Promise<PlannerMessageResult>;
 	/**
 	 * Retry on a failed reply: its sender only (ChatError retry-forbidden otherwise); the failed attempt leaves
 	 * Chat for everyone and the same message's turn runs again, or it is refused as an @chopin message is.
@@ -101,6 +114,14 @@ export interface PlannerService {
 	status(documentId: string): PlannerStatus;
 	/** Whether the document's Planner is using it: replying, or holding a question or a live or paused run. */
 	using(documentId: string): boolean;
+	/** What the composer offers from the attached client's catalog, and the document's choice (chat.model). */
+	modelState(documentId: string): Promise<ChatModelState>;
+	/** A person's choice of model and thinking level, checked against the attached client's last catalog. */
+	chooseModel(
+		documentId: string,
+		by: string,
+		choice: { model: string | null; thinkingLevel: string | null },
+	): Promise<ChooseResult>;
 	/** A repository writer's Reset: the attached link is refused access-revoked (4403), a grace period ends. */
 	reset(documentId: string): boolean;
 	/** Stop or Resume Planner; null when no Planner is attached. Stop also aborts the running turn. */

@@ -5,10 +5,13 @@ import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
+import type { ChatModelState } from "../live/events";
 import { accessDeps, actingAuthorization } from "./access";
 import { type AttachCheck, checkAttach } from "./attach";
 import { type AttachedDocument, AttachedPlanner } from "./attached";
 import { runChatTurn } from "./chat-turns";
+import { type MessageCommand, runCommandMessage } from "./commands";
+import { type ChooseResult, ComposerModels } from "./composer-model";
 import { confirm, ownLink, type PlannerParts, type Unconfirmed } from "./confirm";
 import type { ControlAction } from "./control";
 import type { AgentDeps } from "./deps";
@@ -42,6 +45,7 @@ export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
 	"decision-option-previews",
 	"steer-turn",
 	"retry-turn",
+	"capability-catalog",
 ]);
 
 type EndCode = "access-revoked" | "sign-in-required" | "document-archived" | "document-unavailable";
@@ -70,10 +74,13 @@ export class Planner implements PlannerService {
 	readonly #waiters: AttachWaiters;
 	readonly #reserve: ReserveDeps;
 	readonly #parts: PlannerParts;
+	/** The composer's models and the document's choice (capability-catalog). */
+	readonly #composer: ComposerModels;
 
 	constructor(private readonly deps: AgentDeps) {
 		this.resolvers = new BearerResolvers(accountResolver(deps.identity));
 		this.#waiters = new AttachWaiters(deps.clock);
+		this.#composer = new ComposerModels(deps, (id) => this.#attached.get(id)?.catalog);
 		this.#reserve = {
 			deps,
 			attached: (id) => this.#attached.get(id),
@@ -150,8 +157,10 @@ export class Planner implements PlannerService {
 		documentId: string;
 		author: string;
 		body: string;
+		command?: MessageCommand;
 	}): Promise<PlannerMessageResult> {
 		const { chat } = this.deps.domain;
+		if (input.command) return runCommandMessage(this.#reserve, { ...input, command: input.command });
 		if (!mentionsPlanner(input.body)) {
 			const posted = await chat.post(input.documentId, { author: input.author, body: input.body });
 			return { status: "sent", message: posted.message, turn: false };
@@ -206,6 +215,18 @@ export class Planner implements PlannerService {
 
 	retry(input: RetryInput): Promise<RetryResult> {
 		return retryReply(this.#reserve, input);
+	}
+
+	modelState(documentId: string): Promise<ChatModelState> {
+		return this.#composer.state(documentId);
+	}
+
+	chooseModel(
+		documentId: string,
+		by: string,
+		choice: { model: string | null; thinkingLevel: string | null },
+	): Promise<ChooseResult> {
+		return this.#composer.choose(documentId, by, choice);
 	}
 
 	async invoke(input: InvokeInput): Promise<InvokeResult> {
@@ -428,7 +449,7 @@ export class Planner implements PlannerService {
 	}
 
 	#planner(link: AgentLink, attached: AttachedDocument, check: AttachCheck & { ok: true }): AttachedPlanner {
-		return new AttachedPlanner(
+		const planner = new AttachedPlanner(
 			link,
 			attached,
 			{
@@ -439,6 +460,8 @@ export class Planner implements PlannerService {
 			this.deps,
 			() => this.#publish(attached.id),
 		);
+		planner.composer = this.#composer;
+		return planner;
 	}
 
 	/** What a dropped link kept ends for good: questions withdrawn, runs shown stopped. */
@@ -495,6 +518,11 @@ export class Planner implements PlannerService {
 		this.#byLink.delete(link.id);
 		const documentId = planner.document.id;
 		if (this.#attached.get(documentId) === planner) this.#attached.delete(documentId);
+		// The catalog was this client's alone: composers stop offering it (a resumed client reports it again).
+		if (planner.catalog) {
+			planner.catalog = undefined;
+			void this.#composer.publish(documentId);
+		}
 		// A drop it did not choose keeps a resumable link's work (a restart's too; stop() decides what survives).
 		const unchosen = cause.kind === "dropped" || cause.kind === "restarting";
 		if (unchosen && planner.resumable && planner.suspend()) {

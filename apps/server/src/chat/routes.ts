@@ -7,7 +7,11 @@ import { HttpError } from "../http/errors";
 import { jsonResponse } from "../http/responses";
 import type { Router } from "../http/router";
 
-const postSchema = z.strictObject({ body: z.string() });
+/** command runs one of the attached client's commands (capability-catalog); body is then its args, possibly empty. */
+const postSchema = z.strictObject({
+	body: z.string(),
+	command: z.strictObject({ name: z.string(), kind: z.string() }).optional(),
+});
 
 /** A query parameter as a whole number, or a 400 naming it. */
 function intParam(url: URL, name: string): number | undefined {
@@ -41,9 +45,14 @@ export function registerChatRoutes(router: Router, ctx: AppContext): void {
 
 	router.post("/api/documents/:id/messages", async (c) => {
 		const { user, document } = await documentAccess(ctx, c.req, c.params.id!, "read");
-		const { body } = await c.json(postSchema);
+		const { body, command } = await c.json(postSchema);
 		// handleMessage posts a message without a mention itself; one with @chopin only when the Planner takes it.
-		const reply = await ctx.planner.handleMessage({ documentId: document.id, author: user.login, body });
+		const reply = await ctx.planner.handleMessage({
+			documentId: document.id,
+			author: user.login,
+			body,
+			...(command && { command }),
+		});
 		if (reply.status === "sent") return jsonResponse({ message: reply.message }, { status: 201 });
 		// Shown to the sender only: nothing was stored, and nothing is kept for a Planner that attaches later.
 		throw new HttpError(409, reply.code, reply.message);

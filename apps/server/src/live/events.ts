@@ -90,6 +90,54 @@ export const plannerStatusEventSchema = z.strictObject({
 });
 export type PlannerStatusEvent = z.infer<typeof plannerStatusEventSchema>;
 
+/** A model of the attached client's catalog as the composer shows it: names and descriptions are text. */
+export const composerModelSchema = z.strictObject({
+	id: z.string(),
+	/** The catalog's name, else the id. */
+	name: z.string(),
+	/** Groups the picker: id groups, name (default: id) labels the group. */
+	provider: z.strictObject({ id: z.string(), name: z.string() }).optional(),
+	description: z.string().optional(),
+	/** In the client's order and spelling; empty: no reasoning control. */
+	thinkingLevels: z.array(z.string()),
+	inputTypes: z.array(z.string()),
+});
+export type ComposerModel = z.infer<typeof composerModelSchema>;
+
+/**
+ * The spec's chat:model state (capability-catalog): what the composer offers and the document's choice. Sent
+ * whole whenever the attached client reports a catalog, leaves, or somebody chooses; pages load it from
+ * GET /api/documents/:id/model after "ready".
+ */
+export const chatModelEventSchema = z.strictObject({
+	type: z.literal("chat.model"),
+	documentId,
+	/** The attached client's last report; absent when it reported none or nothing is attached: no choice. */
+	catalog: z
+		.strictObject({
+			models: z.array(composerModelSchema),
+			/** What runs when nobody chose: the operator's MODEL when set, else the catalog's default. */
+			default: z
+				.strictObject({ id: z.string(), name: z.string().optional(), thinkingLevel: z.string().optional() })
+				.optional(),
+			/** The client's commands as written (order and repeats kept). */
+			commands: z.array(
+				z.strictObject({ name: z.string(), description: z.string().optional(), kind: z.string() }),
+			),
+		})
+		.optional(),
+	choice: z.strictObject({
+		model: z.string().optional(),
+		/** The catalog name saved with the choice (older choices: the current catalog's, else the id). */
+		modelName: z.string().optional(),
+		thinkingLevel: z.string().optional(),
+		/** The catalog no longer lists the chosen model or level, and Chat has not recorded the fallback yet. */
+		unavailable: z.enum(["model", "level"]).optional(),
+	}),
+});
+export type ChatModelEvent = z.infer<typeof chatModelEventSchema>;
+export type ChatModelState = Omit<ChatModelEvent, "type" | "documentId">;
+
 /**
  * Builds and investigations that changed, each whole (as anyone reading the document sees it: no machine label
  * or workspace path), and the ids of runs no longer listed (discarded).
@@ -119,6 +167,7 @@ export const liveEventSchema = z.discriminatedUnion("type", [
 	runsUpdatedEventSchema,
 	documentUpdatedEventSchema,
 	plannerStatusEventSchema,
+	chatModelEventSchema,
 	buildsUpdatedEventSchema,
 	buildLogEventSchema,
 ]);

@@ -38,6 +38,7 @@ function state(over: Partial<DocumentState> = {}): DocumentState {
 		payload,
 		messages: [],
 		moreMessages: false,
+		model: { choice: {} },
 		decisions: [],
 		runs: [],
 		builds: [],

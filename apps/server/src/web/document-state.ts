@@ -1,7 +1,7 @@
 // What a document page shows, and how each live event changes it. Pure, so applying an event twice, or
 // an event older than the loaded state, changes nothing: a page loads its state after every "ready" and
 // replays the events that arrived meanwhile.
-import type { LiveEvent } from "../live/events";
+import type { ChatModelState, LiveEvent } from "../live/events";
 import type {
 	BuildView,
 	DecisionView,
@@ -42,6 +42,8 @@ export interface DocumentState {
 	/** Their log lines, by build id, for those the page has lines of. */
 	buildLogs: Record<string, BuildLog>;
 	planner: PlannerStatus;
+	/** What the composer offers from the attached client's catalog and the document's choice (capability-catalog). */
+	model: ChatModelState;
 	/** The page must load the document again: its source changed (new blocks), or a delta was missed. */
 	stale: boolean;
 	/** The document was deleted while open. */
@@ -136,6 +138,10 @@ export function applyEvent(state: DocumentState, event: LiveEvent): DocumentStat
 		case "planner.status": {
 			const { type: _type, documentId: _id, ...planner } = event;
 			return { ...state, planner };
+		}
+		case "chat.model": {
+			const { type: _type, documentId: _id, ...model } = event;
+			return { ...state, model };
 		}
 		case "builds.updated": {
 			let builds = state.builds.filter((b) => !event.removed.includes(b.id));

@@ -256,7 +256,21 @@ export class Connection implements Wire {
 	#becomeReady(): void {
 		this.#options.signal?.removeEventListener("abort", this.#onAbort);
 		this.#phase = "ready";
-		this.#ready.resolve(new AgentLink(this));
+		const link = new AgentLink(this);
+		this.#reportCapabilities(link);
+		this.#ready.resolve(link);
+	}
+
+	/** The capabilities option, first after attached (or after resumed, which stays the first message). */
+	#reportCapabilities(link: AgentLink): void {
+		const { capabilities } = this.#options;
+		if (!capabilities || !this.features.has("capability-catalog")) return;
+		try {
+			link.reportCapabilities(typeof capabilities === "function" ? capabilities() : capabilities);
+		} catch (error) {
+			// A catalog the backend could not give (or encode) leaves the link without one: no choice is offered.
+			this.#options.onError?.(error);
+		}
 	}
 
 	/** The resume cannot continue: its sessions end and their questions settle cancelled. */

@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { Clock } from "../clock";
 import { type Feature, featureSchema } from "../features";
 import { AGENT_PATH } from "../protocol";
+import { type Catalog, catalogSchema } from "../schemas/catalog";
 import { checkoutSchema } from "../schemas/handshake";
 import { LinkError } from "./errors";
 import type { LinkResume } from "./resume";
@@ -69,6 +70,13 @@ export type ConnectOptions = z.infer<typeof connectDataSchema> & {
 	clock?: Clock;
 	/** Aborts connecting (not an open link: detach that). */
 	signal?: AbortSignal;
+	/**
+	 * The models, thinking levels and commands the backend offers (capability-catalog, which it then asks for):
+	 * reported right after attached, and after resumed on a resumed link, on every connect. A function is read
+	 * at each connect, so a reconnect reports the offer as it is then. Report a change later with
+	 * link.reportCapabilities. A server that does not grant the feature is sent nothing.
+	 */
+	capabilities?: Catalog | (() => Catalog);
 	/** Errors with nowhere else to go: a destroy or restarting handler that threw. */
 	onError?: (error: unknown) => void;
 };
@@ -114,6 +122,7 @@ export function requestedFeatures(options: ConnectOptions): Feature[] {
 	}
 	if (options.handlers.fork) out.add("session-forks");
 	if (options.handlers.steer) out.add("steer-turn");
+	if (options.capabilities) out.add("capability-catalog");
 	for (const feature of options.features ?? []) out.add(feature);
 	return [...out];
 }
@@ -127,6 +136,18 @@ export function checkOptions(options: ConnectOptions): void {
 			"invalid-options",
 			`The ${field} option is not valid.`,
 			"See ConnectOptions in docs/protocol.md.",
+		);
+	}
+	const { capabilities } = options;
+	if (
+		capabilities !== undefined &&
+		typeof capabilities !== "function" &&
+		!catalogSchema.safeParse(capabilities).success
+	) {
+		throw new LinkError(
+			"invalid-options",
+			"The capabilities option is not a valid catalog.",
+			"See Capability catalog in docs/protocol.md: only a value of the wrong type is refused.",
 		);
 	}
 	const handlers = options.handlers as Partial<Handlers> | undefined;

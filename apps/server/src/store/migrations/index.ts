@@ -4,6 +4,7 @@ import { sql as domainServices } from "./0002_domain_services";
 import { sql as machines } from "./0003_machines";
 import { sql as builds } from "./0004_builds";
 import { sql as plannerLinkHolds } from "./0005_planner_link_holds";
+import { sql as modelChoices } from "./0006_model_choices";
 
 export interface Migration {
 	version: number;
@@ -18,6 +19,7 @@ export const MIGRATIONS: readonly Migration[] = defineMigrations({
 	"0003_machines": machines,
 	"0004_builds": builds,
 	"0005_planner_link_holds": plannerLinkHolds,
+	"0006_model_choices": modelChoices,
 });
 
 export function defineMigrations(files: Record<string, string>): Migration[] {

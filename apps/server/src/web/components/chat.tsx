@@ -1,10 +1,13 @@
 // Chat: the document's messages as they stream in (people, the Planner's replies with Work details,
 // images and failure lines, Chopin's notices), Retry on a failed reply for the person who sent its message,
 // and the composer; an @chopin message the Planner cannot take is refused to its sender only, with the text
-// kept in the composer.
+// kept in the composer. With the client's catalog the composer also offers its models, thinking levels and
+// commands (capability-catalog).
 import { type FormEvent, type KeyboardEvent, type ReactNode, useEffect, useRef, useState } from "react";
+import type { ChatModelState } from "../../live/events";
 import { ApiError, api, describeError, type MessageView } from "../api";
 import { Markdown } from "../markdown";
+import { ModelPicker } from "./model-picker";
 
 type ToolRow = MessageView["tools"][number];
 
@@ -16,6 +19,7 @@ export function ChatPanel(props: {
 	archived: boolean;
 	/** The signed-in person's login: Retry shows on failed replies to their own messages. */
 	me: string;
+	model: ChatModelState;
 	onPosted(message: MessageView): void;
 	/** A Retry the server took: the failed reply leaves Chat. */
 	onRetried(messageId: string): void;
@@ -72,7 +76,7 @@ export function ChatPanel(props: {
 			{props.archived ? (
 				<p className="muted">This document is archived: Chat is read-only.</p>
 			) : (
-				<Composer documentId={props.documentId} onPosted={props.onPosted} />
+				<Composer documentId={props.documentId} model={props.model} onPosted={props.onPosted} />
 			)}
 		</section>
 	);
@@ -193,23 +197,32 @@ function WorkDetails({ tools }: { tools: ToolRow[] }): ReactNode {
 	);
 }
 
-function Composer(props: { documentId: string; onPosted(message: MessageView): void }): ReactNode {
+function Composer(props: {
+	documentId: string;
+	model: ChatModelState;
+	onPosted(message: MessageView): void;
+}): ReactNode {
 	const [body, setBody] = useState("");
 	const [refusal, setRefusal] = useState<string | null>(null);
 	const [busy, setBusy] = useState(false);
+	/** The index of the client's command the message runs, as the last report listed it; -1 for none. */
+	const [commandAt, setCommandAt] = useState(-1);
+	const commands = props.model.catalog?.commands ?? [];
+	const command = commands[commandAt];
 	const send = async (event?: FormEvent) => {
 		event?.preventDefault();
-		if (!body.trim() || busy) return;
+		if ((!body.trim() && !command) || busy) return;
 		setBusy(true);
 		setRefusal(null);
 		try {
 			const { message } = await api<{ message: MessageView }>(
 				"POST",
 				`/api/documents/${props.documentId}/messages`,
-				{ body },
+				command ? { body, command: { name: command.name, kind: command.kind } } : { body },
 			);
 			props.onPosted(message);
 			setBody("");
+			setCommandAt(-1);
 		} catch (e) {
 			// Refused (no Planner, say): shown to the sender only, and the text stays to send again.
 			setRefusal(e instanceof ApiError ? e.message : describeError(e));
@@ -222,7 +235,27 @@ function Composer(props: { documentId: string; onPosted(message: MessageView): v
 	};
 	return (
 		<form className="composer" onSubmit={send}>
-			<label htmlFor="composer-body">Message</label>
+			<ModelPicker documentId={props.documentId} state={props.model} />
+			{commands.length > 0 && (
+				<label>
+					Command{" "}
+					<select
+						aria-label="Command"
+						value={commandAt}
+						onChange={(e) => setCommandAt(Number(e.target.value))}
+					>
+						<option value={-1}>None</option>
+						{commands.map((c, i) => (
+							// biome-ignore lint/suspicious/noArrayIndexKey: repeated commands stay listed, as reported.
+							<option key={`${c.name}:${i}`} value={i} title={c.description}>
+								/{c.name}
+								{c.kind ? ` (${c.kind})` : ""}
+							</option>
+						))}
+					</select>
+				</label>
+			)}
+			<label htmlFor="composer-body">{command ? `Input for /${command.name}` : "Message"}</label>
 			<textarea
 				id="composer-body"
 				value={body}
@@ -238,7 +271,7 @@ function Composer(props: { documentId: string; onPosted(message: MessageView): v
 			)}
 			<div className="row">
 				<span className="muted">Ctrl+Enter sends</span>
-				<button type="submit" className="primary" disabled={busy || !body.trim()}>
+				<button type="submit" className="primary" disabled={busy || (!body.trim() && !command)}>
 					Send
 				</button>
 			</div>

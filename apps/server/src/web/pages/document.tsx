@@ -2,7 +2,7 @@
 // run cards and Chat, all kept current by the live socket without reloading.
 import { type ReactNode, useCallback, useEffect, useMemo, useRef, useState } from "react";
 import { positionCards } from "../../decisions/card-positions";
-import type { LiveEvent } from "../../live/events";
+import type { ChatModelState, LiveEvent } from "../../live/events";
 import {
 	ApiError,
 	api,
@@ -36,13 +36,14 @@ const LIVE_LABELS: Record<LiveState, string> = {
 
 async function loadState(id: string): Promise<DocumentState> {
 	const base = `/api/documents/${id}`;
-	const [payload, messages, decisions, runs, planner, builds] = await Promise.all([
+	const [payload, messages, decisions, runs, planner, builds, model] = await Promise.all([
 		api<DocumentPayload>("GET", base),
 		api<{ messages: MessageView[]; more: boolean }>("GET", `${base}/messages?limit=200`),
 		api<{ decisions: DecisionView[] }>("GET", `${base}/decisions`),
 		api<{ runs: RunCardView[] }>("GET", `${base}/runs`),
 		api<{ planner: PlannerStatus }>("GET", `${base}/planner`),
 		api<{ builds: BuildView[] }>("GET", `${base}/builds`),
+		api<ChatModelState>("GET", `${base}/model`),
 	]);
 	return {
 		payload,
@@ -53,6 +54,7 @@ async function loadState(id: string): Promise<DocumentState> {
 		builds: builds.builds,
 		buildLogs: {},
 		planner: planner.planner,
+		model,
 		stale: false,
 		deleted: false,
 	};
@@ -217,6 +219,7 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 					more={state.moreMessages}
 					archived={document.archived}
 					me={props.me.login}
+					model={state.model}
 					onPosted={onPosted}
 					onRetried={onRetried}
 					onOlder={onOlder}
