@@ -13,27 +13,14 @@
  *
  *   bun bench/restart-handover.ts [documents, default 100] [sqlite|postgres, default sqlite] [client processes, default 2]
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
-import { openStore } from "../apps/server/src/store/store";
-import { createTestDatabase, type TestDatabase } from "../apps/server/src/store/testing";
-import { cliRequest, pageRequest, pairWithGitHub, type Target } from "../apps/server/src/testing/machines";
-import { signInWithGitHub } from "../apps/server/src/testing/sign-in";
-import { freePort, type ServerProcess, startServerProcess } from "../test/reliability/support/server-process";
+import { GitHubServer } from "../test/reliability/support/github-server";
 
 const COUNT = Number(process.argv[2] ?? 100);
 const STORE = (process.argv[3] ?? "sqlite") as "sqlite" | "postgres";
 const PROCESSES = Number(process.argv[4] ?? 2);
 const TARGET_MS = 5_000;
-const REPOSITORY = "score-team/score";
-const root = join(import.meta.dir, "..");
-const dataDir = mkdtempSync(join(tmpdir(), "chopin-handover-"));
-const port = await freePort();
-const ghPort = await freePort();
-const publicUrl = `http://127.0.0.1:${port}`;
-const CLIENT_SECRET = "bench-secret-not-for-production";
 
 interface Event {
 	type: string;
@@ -121,89 +108,22 @@ async function inBatches<T>(items: T[], limit: number, task: (item: T) => Promis
 	);
 }
 
-async function startEmulator(): Promise<Subprocess> {
-	const fixture = join(dataDir, "github-fixture.json");
-	writeFileSync(
-		fixture,
-		JSON.stringify({
-			apps: [
-				{
-					name: "Chopin (bench)",
-					clientId: "Iv1.chopinbench000001",
-					clientSecret: CLIENT_SECRET,
-					redirectUri: publicUrl,
-				},
-			],
-			users: [{ login: "octocat", orgs: ["score-team"] }],
-			repositories: [{ fullName: REPOSITORY, private: true, permissions: { octocat: "admin" } }],
-		}),
-	);
-	const child = Bun.spawn(
-		[
-			"bun",
-			join(root, "apps/server/src/testing/github-emulator-cli.ts"),
-			"--fixture",
-			fixture,
-			"--port",
-			String(ghPort),
-		],
-		{ stdout: "ignore", stderr: "pipe" },
-	);
-	const reader = child.stderr.getReader();
-	let text = "";
-	while (!text.includes("GitHub emulator listening")) {
-		const { value, done } = await reader.read();
-		if (done) throw new Error(`the emulator exited: ${text}`);
-		text += new TextDecoder().decode(value);
-	}
-	reader.releaseLock();
-	void child.stderr.pipeTo(new WritableStream({ write: (chunk) => void process.stderr.write(chunk) }));
-	return child;
-}
-
-const ghOrigin = `http://127.0.0.1:${ghPort}`;
-let database: TestDatabase | undefined;
-if (STORE === "postgres") database = await createTestDatabase("postgres");
-const serverEnv: Record<string, string> = {
-	AUTH_MODE: "github",
-	GITHUB_URL: ghOrigin,
-	GITHUB_API_URL: `${ghOrigin}/api/v3`,
-	GITHUB_CLIENT_ID: "Iv1.chopinbench000001",
-	GITHUB_CLIENT_SECRET: CLIENT_SECRET,
-	DEMO: "off",
-	LOG_LEVEL: "info",
-	...(database && { DATABASE_URL: database.url }),
-};
-const emulator = await startEmulator();
-let server: ServerProcess | undefined;
+// The emulator, the server (github mode, on the chosen store), octocat's sign-in and a paired machine.
+const world = await GitHubServer.start({ store: STORE, env: { LOG_LEVEL: "info" } });
+const publicUrl = world.publicUrl;
 const clients: Clients[] = [];
 try {
-	server = await startServerProcess({ dataDir, port, env: serverEnv });
-	const target: Target = { fetch: (req) => fetch(req, { redirect: "manual" }), publicUrl };
-	const { jar } = await signInWithGitHub(target, "octocat");
-	const paired = await pairWithGitHub(target, jar, "octocat", { repositories: [REPOSITORY] });
 	const documents: string[] = [];
 	await inBatches(
 		Array.from({ length: COUNT }, (_, i) => i),
 		8,
 		async (i) => {
-			const res = await pageRequest(target, jar, "POST", "/api/documents", {
-				repository: REPOSITORY,
-				title: `Plan ${i}`,
-				source: `# Plan ${i}\n\nWe ship in two steps.\n`,
-			});
-			if (res.status !== 201) throw new Error(`creating a document answered ${res.status}`);
-			documents[i] = ((await res.json()) as { document: { id: string } }).document.id;
+			documents[i] = await world.createDocument(`Plan ${i}`);
 		},
 	);
 	const tokens = new Map<string, string>();
 	await inBatches(documents, 8, async (document) => {
-		const res = await cliRequest(target, "POST", "/api/connector/planner", {
-			credential: paired.credential,
-			body: { document },
-		});
-		if (res.status !== 200) throw new Error(`a Planner credential answered ${res.status}`);
-		tokens.set(document, ((await res.json()) as { token: string }).token);
+		tokens.set(document, await world.plannerToken(document));
 	});
 	// Even documents are answered before their Planner resumes, odd ones after.
 	const held = new Set(documents.filter((_, i) => i % 2 === 0));
@@ -232,9 +152,7 @@ try {
 	);
 	// Each Planner gets one @chopin message and asks its question in that turn.
 	await inBatches(documents, 8, async (document) => {
-		const res = await pageRequest(target, jar, "POST", `/api/documents/${document}/messages`, {
-			body: "@chopin is this ready?",
-		});
+		const res = await world.say(document, "@chopin is this ready?");
 		if (res.status !== 201)
 			throw new Error(`the @chopin message answered ${res.status}: ${await res.text()}`);
 	});
@@ -242,9 +160,7 @@ try {
 	const decisions = new Map<string, string>();
 	await inBatches(documents, 8, async (document) => {
 		for (;;) {
-			const res = await pageRequest(target, jar, "GET", `/api/documents/${document}/decisions`);
-			const list = ((await res.json()) as { decisions: { id: string; status: string }[] }).decisions;
-			const open = list.find((d) => d.status === "open");
+			const open = (await world.decisions(document)).find((d) => d.status === "open");
 			if (open) {
 				decisions.set(document, open.id);
 				return;
@@ -257,17 +173,15 @@ try {
 	const answered = new Map<string, { at: number; status: number }>();
 	const answer = async (document: string) => {
 		const at = performance.timeOrigin + performance.now();
-		const res = await pageRequest(target, jar, "POST", `/api/decisions/${decisions.get(document)}/answer`, {
-			answer: { kind: "confirm", yes: true },
-		});
+		const res = await world.answer(decisions.get(document)!);
 		answered.set(document, { at, status: res.status });
 		if (res.status !== 200) console.log(`answering ${document} answered ${res.status}: ${await res.text()}`);
 	};
 
 	const stopAsked = performance.now();
-	await server.stop();
+	await world.stopProcess();
 	const stopped = performance.now();
-	server = await startServerProcess({ dataDir, port, env: serverEnv });
+	const server = await world.startProcess();
 	const line = await server.waitFor((l) => l.msg === "listening", "the listening line");
 	const listening = Date.parse(String(line.time));
 	console.log(
@@ -376,21 +290,14 @@ try {
 } finally {
 	for (const group of clients) group.child.kill("SIGTERM");
 	await Promise.all(clients.map((group) => group.child.exited));
-	await server?.stop();
-	emulator.kill("SIGTERM");
-	await emulator.exited;
-	await database?.drop();
-	rmSync(dataDir, { recursive: true, force: true });
+	await world.close();
 }
 
 /** What the store says after the run: answered Decisions, and hold rows left behind. */
 async function countAnswers(): Promise<{ answered: number; holds: number }> {
-	const store = await openStore({ url: database?.url ?? `sqlite://${join(dataDir, "chopin.db")}` });
-	try {
+	return world.withStore(async (store) => {
 		const rows = await store.many(store.sql`SELECT status FROM decisions`);
 		const holds = await store.many(store.sql`SELECT document_id FROM planner_link_holds`);
 		return { answered: rows.filter((r) => r.status === "answered").length, holds: holds.length };
-	} finally {
-		await store.close();
-	}
+	});
 }

@@ -36,6 +36,10 @@ export interface PlannerLink {
 	close(): Promise<void>;
 	/** How the last link ended for good (a refusal or error), if it did. */
 	readonly ended: LinkClosed | undefined;
+	/** How each link closed, in order. */
+	readonly closes: LinkClosed[];
+	/** Ends the current socket abruptly from this side (no close frame), as a client process dying would. */
+	cut(): void;
 }
 
 /** A retry schedule for tests: the real rule, on short delays. */
@@ -47,15 +51,20 @@ export async function attachPlanner(options: {
 	document: string;
 	/** Runs inside the turn handler, after the prompt is recorded; the turn ends finished after it. */
 	onTurn?: (session: Session, prompt: string) => void | Promise<void>;
+	/** Awaited after each close before reconnecting: the test decides when the client comes back. */
+	beforeReconnect?: (closed: LinkClosed) => Promise<void>;
 }): Promise<PlannerLink> {
 	const received: Received[] = [];
 	const turns: string[] = [];
 	const stops: { session: string; run?: string }[] = [];
 	const sessions: Session[] = [];
+	const closes: LinkClosed[] = [];
+	let socket: WebSocket | undefined;
 	/** Bun's WebSocket with a listener of its own on every frame: what this side received, before the client. */
 	class CountingWebSocket extends WebSocket {
 		constructor(url: string, init: { protocols: string[]; headers: Record<string, string> }) {
 			super(url, init as never);
+			socket = this;
 			this.addEventListener("message", (event) => {
 				if (typeof event.data === "string") received.push(JSON.parse(event.data) as Received);
 			});
@@ -96,12 +105,18 @@ export async function attachPlanner(options: {
 	const keeping = (async () => {
 		for (;;) {
 			const closed = await state.link.closed;
+			closes.push(closed);
 			if (closing) return;
 			if (closed.error || (closed.refused && !closed.refused.retry)) {
 				state.ended = closed;
 				return;
 			}
 			try {
+				const aborted = new Promise<void>((resolve) =>
+					abort.signal.addEventListener("abort", () => resolve()),
+				);
+				await Promise.race([options.beforeReconnect?.(closed), aborted]);
+				if (closing) return;
 				attached(
 					await reconnectAgent(connectOptions, closed, {
 						backoff: FAST(),
@@ -128,6 +143,8 @@ export async function attachPlanner(options: {
 		get ended() {
 			return state.ended;
 		},
+		closes,
+		cut: () => (socket as WebSocket & { terminate(): void }).terminate(),
 		get runs() {
 			return state.runs;
 		},

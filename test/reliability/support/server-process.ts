@@ -1,5 +1,6 @@
-// The server as its own process (`bun apps/server/src/main.ts`) on a SQLite file, for kill -9: started on a free
-// loopback port (then again on the same port and data dir), its JSON log lines read as they come, waited on by match.
+// The server as its own process (`bun apps/server/src/main.ts`) on a SQLite file in its data dir, or on PostgreSQL
+// with DATABASE_URL in env (github-server.ts makes a fresh schema), for kill -9: started on a free loopback port (then
+// again on the same port, data dir and database), its JSON log lines read as they come, waited on by match.
 import { Database } from "bun:sqlite";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
