@@ -177,13 +177,9 @@ for (const store of runnableKinds()) {
 			}),
 		);
 
-		// Server bug: PlannerService.control() (agent/planner.ts) looks only at #held and #attached, and a hold the next
-		// process rebuilt from planner_link_holds sits in Handover's #restored until its client attaches, so a Stop
-		// pressed between the restart and the resume answers 409 planner-not-attached (while GET /planner says the
-		// Planner is attached, inside the window) and nothing is owed. The spec (Stop is held, not lost; After a server
-		// restart: each Stop held for the client is sent first) wants it held: 202 { sent: 0 }, then sent first after
-		// resumed, once.
-		test.todo("SIGTERM with a Stop pressed in between: the Stop is sent first after resumed, once", async () => {
+		// A Stop pressed on the hold the next process rebuilt, before its client is back, is held in the row and
+		// sent first after resumed, once (spec: Stop is held, not lost; After a server restart).
+		test("SIGTERM with a Stop pressed in between: the Stop is sent first after resumed, once", async () => {
 			const a = await asking("Stopped in between", { liveRun: true });
 			await world.stopProcess();
 			await world.startProcess();

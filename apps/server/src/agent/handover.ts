@@ -120,6 +120,34 @@ export class Handover {
 		this.host.track(work);
 	}
 
+	/**
+	 * Stop or Resume pressed on a restored hold its client has not taken: a Stop is owed to every session
+	 * (written to the row, sent first after resumed); a Resume is not held. Stop on a hold that only waits on
+	 * questions withdraws them and ends it ("withdrawn"). Null when the document has no restored hold.
+	 */
+	press(documentId: string, action: "stop" | "resume", by: string): "owed" | "not-held" | "withdrawn" | null {
+		const restored = this.#restored.get(documentId);
+		if (!restored) return null;
+		if (action === "resume") return "not-held";
+		const { hold } = restored.record;
+		if (hold.sessions.every((s) => !s.runs)) {
+			this.endRestored(documentId);
+			return "withdrawn";
+		}
+		const others = hold.stops.filter((stop) => !hold.sessions.some((s) => s.session === stop.session));
+		const stops = hold.sessions.map((s) => ({ session: s.session, by, all: true, runs: [] }));
+		restored.record = { ...restored.record, hold: { ...hold, stops: [...others, ...stops] } };
+		const record = { ...restored.record, handover: false };
+		this.host.track(
+			this.#store
+				.write(record)
+				.catch((error: unknown) =>
+					this.host.deps.log.error("planner hold not written", { error, document: documentId }),
+				),
+		);
+		return "owed";
+	}
+
 	/** Writes the hold's row in the background, logging a failure. */
 	persist(held: AttachedPlanner, handover: boolean): void {
 		if (this.enabled) this.host.track(this.write(held, handover));

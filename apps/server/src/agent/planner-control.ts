@@ -16,7 +16,7 @@ export function pressControl(
 	const held = host.held.get(documentId);
 	if (held) return controlHeld(host, held, action, by);
 	const planner = host.attached.get(documentId);
-	if (!planner) return null;
+	if (!planner) return controlRestored(host, documentId, action, by);
 	const running = planner.runningTurns();
 	const sessions = planner.sessions.live().filter((s) => s.state === "started");
 	if (action === "stop") {
@@ -53,5 +53,30 @@ function controlHeld(
 	}
 	held.controls.press(action, by, sessions, true);
 	if (action === "stop") host.handover.persist(held, false);
+	return { sent: 0 };
+}
+
+/**
+ * Stop or Resume on a hold the last process wrote that its client has not taken yet (a restart's): the same
+ * rules as on a disconnected Planner, kept in the hold's row for the client's resume.
+ */
+function controlRestored(
+	host: PlannerParts,
+	documentId: string,
+	action: ControlAction,
+	by: string,
+): { sent: number } | null {
+	const outcome = host.handover.press(documentId, action, by);
+	if (!outcome) return null;
+	const notice =
+		outcome === "withdrawn"
+			? wording.stopWithdrewQuestions(by)
+			: action === "stop"
+				? wording.stopHeld(by)
+				: wording.resumeNotHeld(by);
+	void host.deps.domain.chat
+		.postNotice(documentId, notice)
+		.catch((error: unknown) => host.deps.log.error("control notice not posted", { error }));
+	if (outcome === "withdrawn") host.ownership.leave(documentId, null, "grace");
 	return { sent: 0 };
 }
