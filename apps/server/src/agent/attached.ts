@@ -119,9 +119,22 @@ export class AttachedPlanner {
 		return this.#link;
 	}
 
+	/** A restart's hold: until when a resume may wait for the owner's browser sign-in (none: it may not). */
+	signInBy: number | undefined;
+
 	/** Whether its link offered resumable-sessions and attached granted it. */
 	get resumable(): boolean {
 		return this.#link.features.has("resumable-sessions");
+	}
+
+	/** Who holds the document through it, as Ownership keeps it. */
+	ownerOf(): { login: string; kind: "account" | "machine"; machineId?: string } {
+		const { principal } = this.owner;
+		return {
+			login: principal.login,
+			kind: principal.kind,
+			...(principal.machineId && { machineId: principal.machineId }),
+		};
 	}
 
 	/** Its link dropped and its work is kept for the client's return. */

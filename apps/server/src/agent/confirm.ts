@@ -21,7 +21,9 @@ import { wording } from "./wording";
  */
 export type Unconfirmed =
 	| { kind: "fresh" }
-	| { kind: "hold"; hold: AttachedPlanner }
+	| { kind: "hold"; hold: AttachedPlanner; awaitingSignIn?: true }
+	/** A resume waiting for the owner's browser sign-in (after a restart); what follows it waits too. */
+	| { kind: "waiting"; queue: Exclude<ClientMessage, Attach>[] }
 	| {
 			kind: "takeover";
 			old: AttachedPlanner;
@@ -86,6 +88,8 @@ export function confirm(
 		takeover(host, link, pending, message);
 		return;
 	}
+	// Handled by the Planner service while the owner's sign-in is awaited.
+	if (pending.kind === "waiting") return;
 	const planner = host.byLink.get(link.id);
 	if (!planner) return;
 	const documentId = planner.document.id;
@@ -97,6 +101,8 @@ export function confirm(
 			return;
 		}
 		host.held.delete(documentId);
+		// The hold rests on this link's sign-in from now on (a restart's hold had none).
+		if (planner.owner.signInSessionId) hold.owner.signInSessionId = planner.owner.signInSessionId;
 		host.handover.forget(documentId);
 		void planner.teardown();
 		host.attached.set(documentId, hold);

@@ -30,7 +30,7 @@ async function asking(
 	const fx = f;
 	const login = fx.cast.admin;
 	const doc = await fx.createDocument();
-	await fx.signIn(login);
+	const jar = await fx.signIn(login);
 	const { socket } = await fx.attach(login, doc.id, options);
 	const turn = await fx.chatTurn(socket, doc.id, login);
 	const session = turn.session;
@@ -49,7 +49,10 @@ async function asking(
 	const answer = () =>
 		fx.ctx.domain.decisions.answer(decisionId, { answer: { kind: "confirm", yes: true }, by: login });
 	const status = async () => (await fx.ctx.domain.decisions.get(decisionId)).status;
-	return { f: fx, login, doc, socket, session, decisionId, answer, status };
+	/** The owner's browser comes back to the new process: its cookie makes the sign-in live again. */
+	const browserBack = async () =>
+		expect((await fx.request("GET", "/api/me", undefined, jar)).status).toBe(200);
+	return { f: fx, login, doc, socket, session, decisionId, answer, status, browserBack };
 }
 
 for (const store of runnableKinds()) {
@@ -93,6 +96,49 @@ for (const store of runnableKinds()) {
 			await f.ctx.planner.settled();
 			const rows = await f.ctx.store.many(f.ctx.store.sql`SELECT * FROM planner_link_holds`);
 			expect(rows).toEqual([]);
+		});
+
+		test("a resume before the owner's sign-in is back waits inside the window, then goes on once the cookie restores it", async () => {
+			const { f, login, doc, session, answer, browserBack } = await asking(store);
+			await f.server.restart();
+			await answer();
+			// No sign-in on the new process yet: the attach succeeds and the resume waits, nothing refused.
+			const { socket: back } = await f.attach(login, doc.id, RESUMABLE);
+			back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+			await f.ctx.planner.settled();
+			expect(back.pending).toEqual([]);
+			expect(f.ctx.planner.status(doc.id)).toEqual({ state: "attached", login });
+			await browserBack();
+			expect(await back.expect("resumed")).toEqual({
+				type: "resumed",
+				sessions: [{ session, requests: ["q1"] }],
+			});
+			expect(await back.expect("input-result")).toMatchObject({ request: "q1", status: "answered" });
+			back.send({ type: "input-received", request: "q1" });
+			await f.sync(back);
+			// The ownership rests on the restored sign-in: signing out of it ends the Planner.
+			await f.signOut(login);
+			expect(await back.nextOf("refused")).toMatchObject({ code: "sign-in-required" });
+		});
+
+		test("the window ends with the sign-in not back: refused unavailable with retry, and the hold stays", async () => {
+			const { f, login, doc, session, browserBack, status } = await asking(store);
+			await f.server.restart();
+			const { socket: back } = await f.attach(login, doc.id, RESUMABLE);
+			back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+			await f.ctx.planner.settled();
+			await f.clock.advance(f.ctx.config.handoverPlannerWindowMs);
+			expect(await back.expect("refused")).toMatchObject({ code: "unavailable", retry: true });
+			expect(f.ctx.planner.status(doc.id)).toEqual({ state: "disconnected", login });
+			expect(await status()).toBe("open");
+			// Sent again once the sign-in is back, the same resume gets its session.
+			await browserBack();
+			const { socket: again } = await f.attach(login, doc.id, RESUMABLE);
+			again.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+			expect(await again.expect("resumed")).toEqual({
+				type: "resumed",
+				sessions: [{ session, requests: ["q1"] }],
+			});
 		});
 
 		test("an answer given after the resume goes straight to the client, once", async () => {

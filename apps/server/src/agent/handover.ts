@@ -21,8 +21,9 @@ export interface HandoverHost {
 
 interface Restored {
 	record: HoldRecord;
-	/** Set while its hand-over window runs. */
+	/** Set while its hand-over window runs, with when it ends. */
 	timer?: Timer;
+	until?: number;
 }
 
 export class Handover {
@@ -42,6 +43,11 @@ export class Handover {
 	/** Whether the document's restored hold is inside its window (members see the Planner attached). */
 	inWindow(documentId: string): boolean {
 		return this.#restored.get(documentId)?.timer !== undefined;
+	}
+
+	/** The account whose restored hold (not yet taken by its client) the document keeps, if any. */
+	restoredLogin(documentId: string): string | undefined {
+		return this.#restored.get(documentId)?.record.login;
 	}
 
 	/** Whether a restored hold (not yet taken by its client) waits on the Decision. */
@@ -67,6 +73,7 @@ export class Handover {
 			this.#restored.set(record.documentId, restored);
 			if (record.handover && windowMs > 0) {
 				restored.timer = deps.clock.setTimeout(() => this.#missed(record.documentId), windowMs);
+				restored.until = deps.clock.now() + windowMs;
 			} else {
 				this.#showDisconnected(record);
 			}
@@ -90,6 +97,8 @@ export class Handover {
 		this.#restored.delete(documentId);
 		restored.timer?.cancel();
 		const hold = make();
+		// A resume on it may wait for the owner's browser sign-in until the window ends, and no longer.
+		if (restored.timer && restored.until !== undefined) hold.signInBy = restored.until;
 		try {
 			await hold.restore(restored.record.hold);
 		} catch (error) {

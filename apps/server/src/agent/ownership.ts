@@ -109,6 +109,12 @@ export class Ownership {
 		this.changed(documentId);
 	}
 
+	/** The browser sign-in an attached ownership rests on, once it is back after a restart. */
+	signIn(documentId: string, signInSessionId: string): void {
+		const held = this.#holders.get(documentId);
+		if (held?.state === "attached") held.signInSessionId = signInSessionId;
+	}
+
 	/** A hold the last process wrote, rebuilt at start-up: the account holds the document, disconnected. */
 	hold(documentId: string, owner: Owner): void {
 		this.#holders.set(documentId, { ...owner, state: "disconnected" });

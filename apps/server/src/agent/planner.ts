@@ -1,13 +1,13 @@
 // The agent endpoint's service (ctx.planner, see planner-service.ts): the links open now, each document's
 // Planner and its ownership, attach, the events that end an attachment (sign-out, reset, archive, delete),
 // @chopin messages, Stop/Resume, and the planner.status live events.
-import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
+import type { Attach, ClientMessage, Feature, Resume } from "@chopin/agent-link";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
 import type { ChatModelState } from "../live/events";
 import { accessDeps, actingAuthorization } from "./access";
-import { type AttachCheck, checkAttach } from "./attach";
+import { type AttachCheck, checkAttach, checkSignIn } from "./attach";
 import { type AttachedDocument, AttachedPlanner } from "./attached";
 import { runChatTurn } from "./chat-turns";
 import { type MessageCommand, runCommandMessage } from "./commands";
@@ -34,6 +34,7 @@ import type {
 import { accountResolver, BearerResolvers } from "./principal";
 import { AttachWaiters, type ReserveDeps, reservePlanner } from "./reserve";
 import { type RetryInput, type RetryResult, retryReply } from "./retry";
+import { waitForSignIn } from "./sign-in-wait";
 import type { AgentSocketData } from "./upgrade";
 import { wording } from "./wording";
 
@@ -380,7 +381,9 @@ export class Planner implements PlannerService {
 		const { config } = this.deps;
 		const documentId = documentIdOf(message.document, config.publicUrl);
 		const before = documentId ? (this.#ends.get(documentId)?.n ?? 0) : 0;
-		const check = await checkAttach(this.deps, link.principal, message, documentId);
+		const check = await checkAttach(this.deps, link.principal, message, documentId, (id) =>
+			this.#awaitsSignIn(id, link),
+		);
 		if (!link.open) return;
 		if (!check.ok) return link.refuse(check.code, check.message);
 		const { document } = check;
@@ -420,7 +423,10 @@ export class Planner implements PlannerService {
 		if (rebuilt) this.#held.set(document.id, rebuilt);
 		if (!link.open) return;
 		const hold = this.#held.get(document.id);
-		if (resumable) this.#unconfirmed.set(link.id, hold ? { kind: "hold", hold } : { kind: "fresh" });
+		if (resumable) {
+			const awaiting = check.awaitingSignIn && hold ? { awaitingSignIn: true as const } : {};
+			this.#unconfirmed.set(link.id, hold ? { kind: "hold", hold, ...awaiting } : { kind: "fresh" });
+		}
 		// The same account attaching with a client that cannot resume ends what its dropped link kept.
 		else if (hold) this.#endHoldUnclaimed(document.id, hold);
 		this.#sendAttached(link, attached);
@@ -464,6 +470,53 @@ export class Planner implements PlannerService {
 		return planner;
 	}
 
+	/** Whether the document keeps a restart's hold of this link's account that may wait for its sign-in. */
+	#awaitsSignIn(documentId: string, link: AgentLink): boolean {
+		if (!this.#grants(link, "resumable-sessions")) return false;
+		const login = link.principal.login.toLowerCase();
+		if (this.#handover.restoredLogin(documentId)?.toLowerCase() === login) return true;
+		const held = this.#held.get(documentId);
+		return (
+			held !== undefined && held.login.toLowerCase() === login && held.owner.signInSessionId === undefined
+		);
+	}
+
+	/**
+	 * A resume of a restart's hold sent before the owner's browser sign-in is back: it waits, inside the window,
+	 * nothing refused; once the sign-in is back (and passes the attach checks) the resume goes on, then whatever
+	 * came after it. With the window over and no sign-in it is refused unavailable with retry, the hold kept.
+	 */
+	async #resumeAfterSignIn(link: AgentLink, hold: AttachedPlanner, message: Resume): Promise<void> {
+		const { sessions, clock } = this.deps;
+		const documentId = hold.document.id;
+		const back = await waitForSignIn(sessions, clock, link.principal.login, hold.signInBy);
+		const waiting = this.#unconfirmed.get(link.id);
+		if (!link.open || waiting?.kind !== "waiting") return;
+		this.#unconfirmed.delete(link.id);
+		if (!back) {
+			this.deps.log.info("planner hand-over waits for the owner's sign-in", { document: documentId });
+			link.refuse("unavailable", wording.unavailable(), "dropped");
+			if (this.#held.get(documentId) === hold) this.#ownership.hold(documentId, hold.ownerOf());
+			return;
+		}
+		const signIn = await checkSignIn(this.deps, link.principal.login, hold.document.repository);
+		if (!link.open) return;
+		if (!signIn.ok) {
+			if (signIn.code !== "unavailable") this.#endHold(documentId);
+			link.refuse(signIn.code, signIn.message, signIn.code === "unavailable" ? "dropped" : "refused");
+			if (signIn.code === "unavailable" && this.#held.get(documentId) === hold) {
+				this.#ownership.hold(documentId, hold.ownerOf());
+			}
+			return;
+		}
+		for (const planner of [hold, this.#byLink.get(link.id)]) {
+			if (planner) planner.owner.signInSessionId = signIn.signInSessionId;
+		}
+		this.#ownership.signIn(documentId, signIn.signInSessionId);
+		confirm(this.#parts, link, { kind: "hold", hold }, message);
+		for (const next of waiting.queue) this.#message(link, next);
+	}
+
 	/** What a dropped link kept ends for good: questions withdrawn, runs shown stopped. */
 	#endHold(documentId: string): void {
 		this.#handover.endRestored(documentId);
@@ -502,6 +555,25 @@ export class Planner implements PlannerService {
 
 	#message(link: AgentLink, message: Exclude<ClientMessage, Attach>): void {
 		const pending = this.#unconfirmed.get(link.id);
+		if (pending?.kind === "waiting") {
+			pending.queue.push(message);
+			return;
+		}
+		if (pending?.kind === "hold" && pending.awaitingSignIn) {
+			if (message.type === "resume") {
+				this.#unconfirmed.set(link.id, { kind: "waiting", queue: [] });
+				void this.#resumeAfterSignIn(link, pending.hold, message);
+				return;
+			}
+			// Anything else first ends the hold; without a sign-in this link cannot be the Planner either.
+			this.#unconfirmed.delete(link.id);
+			this.#endHoldUnclaimed(pending.hold.document.id, pending.hold);
+			link.refuse(
+				"sign-in-required",
+				wording.signInRequired(link.principal.login, this.deps.config.publicUrl),
+			);
+			return;
+		}
 		if (pending) {
 			this.#unconfirmed.delete(link.id);
 			confirm(this.#parts, link, pending, message);

@@ -166,6 +166,7 @@ export class Sessions {
 		return this.#live.get(sessionId);
 	}
 
+	/** A sign-in went live on this process: a new one, or a cookie restoring one (after a restart). */
 	onSignIn(fn: (signIn: LiveSignIn) => void): () => void {
 		this.#onSignIn.add(fn);
 		return () => this.#onSignIn.delete(fn);
@@ -247,7 +248,12 @@ export class Sessions {
 		// Ended while this request restored it: it stays ended.
 		if (this.#ending.has(id)) return null;
 		// Another request may have made it live while this one restored: keep the first.
-		return this.#live.get(id) ?? this.#goLive(id, row.login, authorization, row.expires_at, row);
+		const already = this.#live.get(id);
+		if (already) return already;
+		const signIn = this.#goLive(id, row.login, authorization, row.expires_at, row);
+		// Live on this process again (after a restart): what waits for the owner's sign-in hears it.
+		for (const fn of this.#onSignIn) this.#call(() => fn(signIn));
+		return signIn;
 	}
 
 	#row(id: string): Promise<SessionRow | undefined> {
