@@ -67,7 +67,7 @@ for (const store of runnableKinds()) {
 			expect((await socket.closed).code).toBe(1012);
 			// The next process: the Decision is still open, and the Planner shows attached in its window.
 			expect(await status()).toBe("open");
-			expect(f.ctx.planner.status(doc.id)).toEqual({ state: "attached", login });
+			expect(f.ctx.planner.status(doc.id)).toEqual({ state: "attached", login, restarting: true });
 			const sent = await f.ctx.planner.handleMessage({
 				documentId: doc.id,
 				author: login,

@@ -33,6 +33,8 @@ export interface PlannerStatus {
 	login?: string;
 	/** When a grace period ends (ms since the epoch). */
 	until?: number;
+	/** Attached inside a restart's hand-over window, its client not back yet. */
+	restarting?: true;
 }
 
 export interface LinkStats {

@@ -247,8 +247,9 @@ export class Planner implements PlannerService {
 		if (holder.state === "grace") return { state: "grace", login: holder.login, until: holder.until };
 		// Inside a restart's hand-over window the members see the Planner attached (spec: After a server restart).
 		if (holder.state === "disconnected") {
-			const inWindow = this.#handover.inWindow(documentId);
-			return { state: inWindow ? "attached" : "disconnected", login: holder.login };
+			if (this.#handover.inWindow(documentId))
+				return { state: "attached", login: holder.login, restarting: true };
+			return { state: "disconnected", login: holder.login };
 		}
 		const busy = this.#attached.get(documentId)?.busy ?? false;
 		return { state: busy ? "working" : "attached", login: holder.login };

@@ -87,6 +87,8 @@ export const plannerStatusEventSchema = z.strictObject({
 	login: z.string().optional(),
 	/** When a grace period ends (ms since the epoch). */
 	until: z.int().optional(),
+	/** Inside a restart's hand-over window: shown attached while its client comes back (spec: After a server restart). */
+	restarting: z.literal(true).optional(),
 });
 export type PlannerStatusEvent = z.infer<typeof plannerStatusEventSchema>;
 

@@ -87,6 +87,7 @@ export interface PlannerStatus {
 	state: "unattached" | "starting" | "attached" | "working" | "grace" | "disconnected";
 	login?: string;
 	until?: number;
+	restarting?: true;
 }
 
 /** GET /api/documents/:id/builds/base: the machine a start would run on and its checkout's HEAD. */

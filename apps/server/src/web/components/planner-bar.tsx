@@ -39,6 +39,12 @@ export function PlannerBar(props: {
 				<strong>Planner:</strong> <span data-planner-state={planner.state}>{STATES[planner.state]}</span>
 				{planner.login && <> · @{planner.login}</>}
 				{planner.until !== undefined && <> · until {new Date(planner.until).toLocaleTimeString()}</>}
+				{planner.restarting && (
+					<span data-planner-restarting="">
+						{" "}
+						· Chopin restarted; reconnecting to @{planner.login}'s machine
+					</span>
+				)}
 			</p>
 			{props.canWrite && (
 				<div className="row">
