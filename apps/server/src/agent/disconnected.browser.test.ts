@@ -4,32 +4,25 @@
 // again with the badge gone.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Session, type Turn } from "@chopin/agent-link/client";
-import { createTestStore, type TestStore } from "../store/testing";
-import { type ApiServer, startApiServer, TEST_ACCOUNTS } from "../testing/api-server";
-import { Browsers, chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import type { ApiServer } from "../testing/api-server";
+import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import { PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
 const ALICE_TOKEN = "alice-browser-test-token-0123456789";
 
 describe.skipIf(missing)("a resumable Planner whose link drops, in the page", () => {
-	let store: TestStore;
+	const world = new PlannerPages(ALICE_TOKEN);
+	const { browsers } = world;
 	let api: ApiServer;
 	const links: AgentLink[] = [];
-	const browsers = new Browsers();
 
 	beforeAll(async () => {
-		store = await createTestStore("sqlite");
-		const accounts = {
-			...TEST_ACCOUNTS,
-			users: TEST_ACCOUNTS.users.map((u) => (u.login === "alice" ? { ...u, token: ALICE_TOKEN } : u)),
-		};
-		api = await startApiServer(store.store, { env: { LOCAL_ACCOUNTS: JSON.stringify(accounts) } });
+		api = await world.start();
 	});
 	afterAll(async () => {
 		for (const link of links) link.detach();
-		await browsers.close();
-		await api?.stop();
-		await store?.close();
+		await world.close();
 	});
 
 	test("Disconnected with the run kept and the Decision answerable; attached again after the resume", async () => {

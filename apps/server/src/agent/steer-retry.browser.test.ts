@@ -3,35 +3,28 @@
 // client refuses is said in Chat); Retry on a failed reply takes it out for everyone and runs the message again.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Handlers, type Turn } from "@chopin/agent-link/client";
-import { createTestStore, type TestStore } from "../store/testing";
-import { type ApiServer, startApiServer, TEST_ACCOUNTS } from "../testing/api-server";
-import { Browsers, chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import type { ApiServer } from "../testing/api-server";
+import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import { PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
 const ALICE_TOKEN = "alice-browser-test-token-0123456789";
 
 describe.skipIf(missing)("steering and retrying in the page", () => {
-	let store: TestStore;
+	const world = new PlannerPages(ALICE_TOKEN);
+	const { browsers } = world;
 	let api: ApiServer;
 	let link: AgentLink | undefined;
-	const browsers = new Browsers();
 
 	beforeAll(async () => {
-		store = await createTestStore("sqlite");
-		const accounts = {
-			...TEST_ACCOUNTS,
-			users: TEST_ACCOUNTS.users.map((u) => (u.login === "alice" ? { ...u, token: ALICE_TOKEN } : u)),
-		};
-		api = await startApiServer(store.store, { env: { LOCAL_ACCOUNTS: JSON.stringify(accounts) } });
+		api = await world.start();
 	});
 	afterEach(() => {
 		link?.detach();
 		link = undefined;
 	});
 	afterAll(async () => {
-		await browsers.close();
-		await api?.stop();
-		await store?.close();
+		await world.close();
 	});
 
 	async function documentWithPlanner(
