@@ -1,7 +1,7 @@
 // The first message of a resumable link that attached (spec: Resuming after a dropped link): a resume takes back
 // what a dropped link of the same account kept, anything else ends it; and the same account's own dead link,
 // still attached, taken over by a new link whose first message is a resume naming one of its sessions.
-import { type Attach, CLOSE_CODES, type ClientMessage } from "@chopin/agent-link";
+import { type Attach, CLOSE_CODES, type ClientMessage, type Feature } from "@chopin/agent-link";
 import type { AttachCheck } from "./attach";
 import type { AttachedDocument, AttachedPlanner } from "./attached";
 import type { AgentDeps } from "./deps";
@@ -55,6 +55,14 @@ export interface PlannerParts {
 	endHoldUnclaimed(documentId: string, hold: AttachedPlanner): void;
 	/** Ends a Planner's work in the background (questions withdrawn, runs shown stopped). */
 	teardown(planner: AttachedPlanner): void;
+	/** Links attached and waiting for the first message that says whether they resume. */
+	readonly unconfirmed: Map<string, Unconfirmed>;
+	/** What a dropped link kept ends for good. */
+	endHold(documentId: string): void;
+	/** A message from the link, as if just received (what waited behind a resume). */
+	receive(link: AgentLink, message: Exclude<ClientMessage, Attach>): void;
+	/** Whether the link asked for a feature this server grants. */
+	grants(link: AgentLink, feature: Feature): boolean;
 }
 
 /**

@@ -1,16 +1,13 @@
 // The agent endpoint's service (ctx.planner, see planner-service.ts): the links open now, each document's
 // Planner and its ownership, attach, the events that end an attachment (sign-out, reset, archive, delete),
 // @chopin messages, Stop/Resume, and the planner.status live events.
-import type { Attach, ClientMessage, Feature, Resume } from "@chopin/agent-link";
-import { mentionsPlanner } from "../chat/mentions";
-import type { MessageView } from "../chat/message-view";
+import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
 import type { SocketHandlers } from "../http/sockets";
 import type { ChatModelState } from "../live/events";
-import { accessDeps, actingAuthorization } from "./access";
-import { type AttachCheck, checkAttach, checkSignIn } from "./attach";
+import { type AttachCheck, checkAttach } from "./attach";
 import { type AttachedDocument, AttachedPlanner } from "./attached";
-import { runChatTurn } from "./chat-turns";
-import { type MessageCommand, runCommandMessage } from "./commands";
+import { handleChatMessage } from "./chat-message";
+import type { MessageCommand } from "./commands";
 import { type ChooseResult, ComposerModels } from "./composer-model";
 import { confirm, ownLink, type PlannerParts, type Unconfirmed } from "./confirm";
 import type { ControlAction } from "./control";
@@ -34,7 +31,7 @@ import type {
 import { accountResolver, BearerResolvers } from "./principal";
 import { AttachWaiters, type ReserveDeps, reservePlanner } from "./reserve";
 import { type RetryInput, type RetryResult, retryReply } from "./retry";
-import { waitForSignIn } from "./sign-in-wait";
+import { awaitsSignIn, resumeAfterSignIn } from "./sign-in-wait";
 import type { AgentSocketData } from "./upgrade";
 import { wording } from "./wording";
 
@@ -121,6 +118,10 @@ export class Planner implements PlannerService {
 			bind: (link, attached, check) => this.#bind(link, attached, check),
 			endHoldUnclaimed: (documentId, hold) => this.#endHoldUnclaimed(documentId, hold),
 			teardown: (planner) => this.#teardown(planner),
+			unconfirmed: this.#unconfirmed,
+			endHold: (documentId) => this.#endHold(documentId),
+			receive: (link, message) => this.#message(link, message),
+			grants: (link, feature) => this.#grants(link, feature),
 		};
 		this.#orphans = new OrphanAnswers({
 			deps,
@@ -154,64 +155,13 @@ export class Planner implements PlannerService {
 		);
 	}
 
-	async handleMessage(input: {
+	handleMessage(input: {
 		documentId: string;
 		author: string;
 		body: string;
 		command?: MessageCommand;
 	}): Promise<PlannerMessageResult> {
-		const { chat } = this.deps.domain;
-		if (input.command) return runCommandMessage(this.#reserve, { ...input, command: input.command });
-		if (!mentionsPlanner(input.body)) {
-			const posted = await chat.post(input.documentId, { author: input.author, body: input.body });
-			return { status: "sent", message: posted.message, turn: false };
-		}
-		const working = this.#attached.get(input.documentId);
-		// A stale link (its owner's sign-in ended unnoticed) is not steered: reservePlanner closes it and refuses.
-		if (
-			working?.busy &&
-			working.link.features.has("steer-turn") &&
-			actingAuthorization(accessDeps(this.deps), working.owner)
-		)
-			return this.#steer(working, input);
-		const reserved = await reservePlanner(this.#reserve, input.documentId, input.author);
-		if (!reserved.ok) return reserved.refusal as PlannerMessageResult;
-		const { planner } = reserved;
-		let message: MessageView;
-		try {
-			message = (await chat.post(input.documentId, { author: input.author, body: input.body })).message;
-		} catch (error) {
-			planner.idle();
-			throw error;
-		}
-		void runChatTurn(planner, {
-			replyTo: message.id,
-			before: message.seq,
-			prompt: `@${input.author}: ${message.body}`,
-			message: message.id,
-		});
-		return { status: "sent", message, turn: true };
-	}
-
-	/**
-	 * steer-turn: an @chopin message while the Planner works is posted and handed to its running turn, never
-	 * kept for a later one. With no turn running yet (its session is starting) or one stopping, it is refused.
-	 */
-	async #steer(
-		planner: AttachedPlanner,
-		input: { documentId: string; author: string; body: string },
-	): Promise<PlannerMessageResult> {
-		const turn = planner.chatTurn;
-		if (!turn?.running) return { status: "refused", code: "planner-busy", message: wording.steerNoTurn() };
-		const { chat } = this.deps.domain;
-		const { message } = await chat.post(input.documentId, { author: input.author, body: input.body });
-		if (turn.running) planner.steers.send(turn, input.author, `@${input.author}: ${message.body}`);
-		else {
-			await chat.postNotice(input.documentId, wording.steerEnded(input.author)).catch((error: unknown) => {
-				this.deps.log.error("steer notice not posted", { error });
-			});
-		}
-		return { status: "sent", message, turn: false, steered: true };
+		return handleChatMessage(this.#reserve, input);
 	}
 
 	retry(input: RetryInput): Promise<RetryResult> {
@@ -383,7 +333,7 @@ export class Planner implements PlannerService {
 		const documentId = documentIdOf(message.document, config.publicUrl);
 		const before = documentId ? (this.#ends.get(documentId)?.n ?? 0) : 0;
 		const check = await checkAttach(this.deps, link.principal, message, documentId, (id) =>
-			this.#awaitsSignIn(id, link),
+			awaitsSignIn(this.#parts, id, link),
 		);
 		if (!link.open) return;
 		if (!check.ok) return link.refuse(check.code, check.message);
@@ -471,53 +421,6 @@ export class Planner implements PlannerService {
 		return planner;
 	}
 
-	/** Whether the document keeps a restart's hold of this link's account that may wait for its sign-in. */
-	#awaitsSignIn(documentId: string, link: AgentLink): boolean {
-		if (!this.#grants(link, "resumable-sessions")) return false;
-		const login = link.principal.login.toLowerCase();
-		if (this.#handover.restoredLogin(documentId)?.toLowerCase() === login) return true;
-		const held = this.#held.get(documentId);
-		return (
-			held !== undefined && held.login.toLowerCase() === login && held.owner.signInSessionId === undefined
-		);
-	}
-
-	/**
-	 * A resume of a restart's hold sent before the owner's browser sign-in is back: it waits, inside the window,
-	 * nothing refused; once the sign-in is back (and passes the attach checks) the resume goes on, then whatever
-	 * came after it. With the window over and no sign-in it is refused unavailable with retry, the hold kept.
-	 */
-	async #resumeAfterSignIn(link: AgentLink, hold: AttachedPlanner, message: Resume): Promise<void> {
-		const { sessions, clock } = this.deps;
-		const documentId = hold.document.id;
-		const back = await waitForSignIn(sessions, clock, link.principal.login, hold.signInBy);
-		const waiting = this.#unconfirmed.get(link.id);
-		if (!link.open || waiting?.kind !== "waiting") return;
-		this.#unconfirmed.delete(link.id);
-		if (!back) {
-			this.deps.log.info("planner hand-over waits for the owner's sign-in", { document: documentId });
-			link.refuse("unavailable", wording.unavailable(), "dropped");
-			if (this.#held.get(documentId) === hold) this.#ownership.hold(documentId, hold.ownerOf());
-			return;
-		}
-		const signIn = await checkSignIn(this.deps, link.principal.login, hold.document.repository);
-		if (!link.open) return;
-		if (!signIn.ok) {
-			if (signIn.code !== "unavailable") this.#endHold(documentId);
-			link.refuse(signIn.code, signIn.message, signIn.code === "unavailable" ? "dropped" : "refused");
-			if (signIn.code === "unavailable" && this.#held.get(documentId) === hold) {
-				this.#ownership.hold(documentId, hold.ownerOf());
-			}
-			return;
-		}
-		for (const planner of [hold, this.#byLink.get(link.id)]) {
-			if (planner) planner.owner.signInSessionId = signIn.signInSessionId;
-		}
-		this.#ownership.signIn(documentId, signIn.signInSessionId);
-		confirm(this.#parts, link, { kind: "hold", hold }, message);
-		for (const next of waiting.queue) this.#message(link, next);
-	}
-
 	/** What a dropped link kept ends for good: questions withdrawn, runs shown stopped. */
 	#endHold(documentId: string): void {
 		this.#handover.endRestored(documentId);
@@ -563,7 +466,7 @@ export class Planner implements PlannerService {
 		if (pending?.kind === "hold" && pending.awaitingSignIn) {
 			if (message.type === "resume") {
 				this.#unconfirmed.set(link.id, { kind: "waiting", queue: [] });
-				void this.#resumeAfterSignIn(link, pending.hold, message);
+				void resumeAfterSignIn(this.#parts, link, pending.hold, message);
 				return;
 			}
 			// Anything else first ends the hold; without a sign-in this link cannot be the Planner either.

@@ -1,0 +1,72 @@
+// A person's Chat message to the Planner service (the Chat API's handleMessage): posted as it is without an @chopin
+// mention; a command checked against the client's catalog; with steer-turn, an @chopin message while the Planner
+// works handed to its running turn; otherwise a new turn on the reserved Planner, or the spec's refusal.
+
+import { mentionsPlanner } from "../chat/mentions";
+import type { MessageView } from "../chat/message-view";
+import { accessDeps, actingAuthorization } from "./access";
+import type { AttachedPlanner } from "./attached";
+import { runChatTurn } from "./chat-turns";
+import { type MessageCommand, runCommandMessage } from "./commands";
+import type { PlannerMessageResult } from "./planner-service";
+import { type ReserveDeps, reservePlanner } from "./reserve";
+import { wording } from "./wording";
+
+export async function handleChatMessage(
+	r: ReserveDeps,
+	input: { documentId: string; author: string; body: string; command?: MessageCommand },
+): Promise<PlannerMessageResult> {
+	const { chat } = r.deps.domain;
+	if (input.command) return runCommandMessage(r, { ...input, command: input.command });
+	if (!mentionsPlanner(input.body)) {
+		const posted = await chat.post(input.documentId, { author: input.author, body: input.body });
+		return { status: "sent", message: posted.message, turn: false };
+	}
+	const working = r.attached(input.documentId);
+	// A stale link (its owner's sign-in ended unnoticed) is not steered: reservePlanner closes it and refuses.
+	if (
+		working?.busy &&
+		working.link.features.has("steer-turn") &&
+		actingAuthorization(accessDeps(r.deps), working.owner)
+	)
+		return steer(r, working, input);
+	const reserved = await reservePlanner(r, input.documentId, input.author);
+	if (!reserved.ok) return reserved.refusal as PlannerMessageResult;
+	const { planner } = reserved;
+	let message: MessageView;
+	try {
+		message = (await chat.post(input.documentId, { author: input.author, body: input.body })).message;
+	} catch (error) {
+		planner.idle();
+		throw error;
+	}
+	void runChatTurn(planner, {
+		replyTo: message.id,
+		before: message.seq,
+		prompt: `@${input.author}: ${message.body}`,
+		message: message.id,
+	});
+	return { status: "sent", message, turn: true };
+}
+
+/**
+ * steer-turn: an @chopin message while the Planner works is posted and handed to its running turn, never
+ * kept for a later one. With no turn running yet (its session is starting) or one stopping, it is refused.
+ */
+async function steer(
+	r: ReserveDeps,
+	planner: AttachedPlanner,
+	input: { documentId: string; author: string; body: string },
+): Promise<PlannerMessageResult> {
+	const turn = planner.chatTurn;
+	if (!turn?.running) return { status: "refused", code: "planner-busy", message: wording.steerNoTurn() };
+	const { chat } = r.deps.domain;
+	const { message } = await chat.post(input.documentId, { author: input.author, body: input.body });
+	if (turn.running) planner.steers.send(turn, input.author, `@${input.author}: ${message.body}`);
+	else {
+		await chat.postNotice(input.documentId, wording.steerEnded(input.author)).catch((error: unknown) => {
+			r.deps.log.error("steer notice not posted", { error });
+		});
+	}
+	return { status: "sent", message, turn: false, steered: true };
+}
