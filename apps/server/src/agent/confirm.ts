@@ -5,6 +5,7 @@ import { type Attach, CLOSE_CODES, type ClientMessage, type Feature } from "@cho
 import type { AttachCheck } from "./attach";
 import type { AttachedDocument, AttachedPlanner } from "./attached";
 import type { AgentDeps } from "./deps";
+import type { EndCode } from "./endings";
 import type { Handover } from "./handover";
 import type { AgentLink } from "./link";
 import type { OrphanAnswers } from "./orphan-answers";
@@ -39,14 +40,7 @@ export interface PlannerParts {
 	readonly attached: Map<string, AttachedPlanner>;
 	readonly byLink: Map<string, AttachedPlanner>;
 	readonly held: Map<string, AttachedPlanner>;
-	readonly ends: Map<
-		string,
-		{
-			n: number;
-			code: "access-revoked" | "sign-in-required" | "document-archived" | "document-unavailable";
-			message: string;
-		}
-	>;
+	readonly ends: Map<string, { n: number; code: EndCode; message: string }>;
 	readonly handover: Handover;
 	readonly orphans: OrphanAnswers;
 	readonly waiters: AttachWaiters;

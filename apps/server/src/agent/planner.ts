@@ -13,6 +13,7 @@ import { confirm, ownLink, type PlannerParts, type Unconfirmed } from "./confirm
 import type { ControlAction } from "./control";
 import type { AgentDeps } from "./deps";
 import { documentIdOf, documentUrl } from "./document-ref";
+import { Endings } from "./endings";
 import { Handover } from "./handover";
 import { type InvokeInput, type InvokeResult, invokeTurn } from "./invoke";
 import { type JobInput, type JobResult, runJob } from "./jobs";
@@ -46,8 +47,6 @@ export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
 	"capability-catalog",
 ]);
 
-type EndCode = "access-revoked" | "sign-in-required" | "document-archived" | "document-unavailable";
-
 export class Planner implements PlannerService {
 	readonly resolvers: BearerResolvers;
 	readonly #ownership: Ownership;
@@ -63,7 +62,8 @@ export class Planner implements PlannerService {
 	/** Answers no link waits on any more, each sent to the Planner once as a turn of its own. */
 	readonly #orphans: OrphanAnswers;
 	/** Per document: bumped by every explicit end, so an attach checked before it is refused after. */
-	readonly #ends = new Map<string, { n: number; code: EndCode; message: string }>();
+	/** The explicit ends: sign-out, reset, revoked or withdrawn machines, archive and delete. */
+	readonly #endings: Endings;
 	readonly #teardowns = new Set<Promise<void>>();
 	readonly #published = new Map<string, string>();
 	readonly #unsubscribe: (() => void)[] = [];
@@ -93,6 +93,12 @@ export class Planner implements PlannerService {
 			() => deps.config.plannerAttachGraceMs,
 			(id) => this.#publish(id),
 		);
+		this.#endings = new Endings({
+			deps,
+			ownership: this.#ownership,
+			attached: (id) => this.#attached.get(id),
+			endHold: (id) => this.#endHold(id),
+		});
 		this.#handover = new Handover({
 			deps,
 			ownership: this.#ownership,
@@ -106,7 +112,7 @@ export class Planner implements PlannerService {
 			attached: this.#attached,
 			byLink: this.#byLink,
 			held: this.#held,
-			ends: this.#ends,
+			ends: this.#endings.counts,
 			get handover() {
 				return planner.#handover;
 			},
@@ -134,8 +140,8 @@ export class Planner implements PlannerService {
 		});
 		const { sessions, domain } = deps;
 		this.#unsubscribe.push(
-			sessions.onSignOut((_login, sessionId) => this.#signInEnded(sessionId)),
-			sessions.onSessionExpired((_login, sessionId) => this.#signInEnded(sessionId)),
+			sessions.onSignOut((_login, sessionId) => this.#endings.signInEnded(sessionId)),
+			sessions.onSessionExpired((_login, sessionId) => this.#endings.signInEnded(sessionId)),
 			domain.decisions.onSettled((settlement) => {
 				const { documentId, id } = settlement.decision;
 				// A disconnected Planner holds the answer for its client's return.
@@ -150,7 +156,7 @@ export class Planner implements PlannerService {
 			domain.hub.subscribeAll((documentId, event) => {
 				if (event.type !== "document.updated") return;
 				if (event.change === "archived" || event.change === "deleted")
-					this.#documentGone(documentId, event.change);
+					this.#endings.documentGone(documentId, event.change);
 			}),
 		);
 	}
@@ -208,7 +214,7 @@ export class Planner implements PlannerService {
 	reset(documentId: string): boolean {
 		const holder = this.#ownership.holder(documentId);
 		if (!holder) return false;
-		this.#end(documentId, "access-revoked", wording.reset(holder.login));
+		this.#endings.end(documentId, "access-revoked", wording.reset(holder.login));
 		return true;
 	}
 
@@ -242,17 +248,7 @@ export class Planner implements PlannerService {
 		filter: LinkFilter,
 		refusal: { code: "access-revoked" | "sign-in-required"; message: string | ((login: string) => string) },
 	): number {
-		let n = 0;
-		for (const documentId of this.#ownership.documents()) {
-			const holder = this.#ownership.holder(documentId)!;
-			if (filter.documentId && filter.documentId !== documentId) continue;
-			if (filter.login && filter.login.toLowerCase() !== holder.login.toLowerCase()) continue;
-			if (filter.machineId && filter.machineId !== holder.machineId) continue;
-			const message = typeof refusal.message === "string" ? refusal.message : refusal.message(holder.login);
-			this.#end(documentId, refusal.code, message);
-			n++;
-		}
-		return n;
+		return this.#endings.closeLinks(filter, refusal);
 	}
 
 	async settled(): Promise<void> {
@@ -331,7 +327,7 @@ export class Planner implements PlannerService {
 	async #attach(link: AgentLink, message: Attach): Promise<void> {
 		const { config } = this.deps;
 		const documentId = documentIdOf(message.document, config.publicUrl);
-		const before = documentId ? (this.#ends.get(documentId)?.n ?? 0) : 0;
+		const before = documentId ? (this.#endings.counts.get(documentId)?.n ?? 0) : 0;
 		const check = await checkAttach(this.deps, link.principal, message, documentId, (id) =>
 			awaitsSignIn(this.#parts, id, link),
 		);
@@ -339,7 +335,7 @@ export class Planner implements PlannerService {
 		if (!check.ok) return link.refuse(check.code, check.message);
 		const { document } = check;
 		// Something ended this document's attachment while the checks ran: refuse as it would have closed.
-		const ended = this.#ends.get(document.id);
+		const ended = this.#endings.counts.get(document.id);
 		if (ended && ended.n !== before) return link.refuse(ended.code, ended.message);
 		if (check.signInSessionId && !this.deps.sessions.live(check.signInSessionId)) {
 			return link.refuse("sign-in-required", wording.signInEnded(link.principal.login, config.publicUrl));
@@ -355,7 +351,7 @@ export class Planner implements PlannerService {
 		const takeover = resumable ? ownLink(this.#parts, document.id, link) : undefined;
 		if (takeover) {
 			// Attached, unconfirmed: its first message says whether the holder's link is its own dead one.
-			const ends = this.#ends.get(document.id)?.n ?? 0;
+			const ends = this.#endings.counts.get(document.id)?.n ?? 0;
 			this.#unconfirmed.set(link.id, { kind: "takeover", old: takeover, document: attached, check, ends });
 			this.#sendAttached(link, attached);
 			return;
@@ -512,43 +508,6 @@ export class Planner implements PlannerService {
 		const release = cause.kind === "refused" || cause.kind === "restarting";
 		this.#ownership.leave(documentId, link.id, release ? "release" : "grace");
 		this.#teardown(planner, { withdraw: !(cause.kind === "restarting" && this.#handover.enabled) });
-	}
-
-	/** An explicit end: the attached link is refused and closed, a grace period ends, and attaches in flight are refused. */
-	#end(documentId: string, code: "access-revoked" | "sign-in-required", message: string): void {
-		this.#bump(documentId, code, message);
-		const planner = this.#attached.get(documentId);
-		if (planner) {
-			planner.link.refuse(code, message);
-		}
-		this.#endHold(documentId);
-		this.#ownership.release(documentId);
-	}
-
-	#bump(documentId: string, code: EndCode, message: string): void {
-		const previous = this.#ends.get(documentId)?.n ?? 0;
-		this.#ends.set(documentId, { n: previous + 1, code, message });
-	}
-
-	#signInEnded(sessionId: string): void {
-		const { publicUrl } = this.deps.config;
-		for (const documentId of this.#ownership.documents()) {
-			const holder = this.#ownership.holder(documentId);
-			if (holder?.signInSessionId !== sessionId) continue;
-			this.#end(documentId, "sign-in-required", wording.signInEnded(holder.login, publicUrl));
-		}
-	}
-
-	#documentGone(documentId: string, change: "archived" | "deleted"): void {
-		const holder = this.#ownership.holder(documentId);
-		// An attach checked before this is refused as the document now reads; an attached link loses it.
-		const code = change === "archived" ? "document-archived" : "document-unavailable";
-		const message = wording.documentGone(holder?.login ?? "the Planner", change);
-		this.#bump(documentId, code, message);
-		const planner = this.#attached.get(documentId);
-		if (planner) planner.link.refuse("access-revoked", message);
-		this.#endHold(documentId);
-		this.#ownership.release(documentId);
 	}
 
 	restoreHolds(): Promise<void> {
