@@ -203,7 +203,8 @@ for (const store of runnableKinds()) {
 			expect((await socket.closed).code).toBe(1012);
 			expect(await status()).toBe("open");
 			await f.signIn(login);
-			const { socket: next } = await f.attach(login, doc.id);
+			// A resumable client with nothing to resume gets it without sending anything first.
+			const { socket: next } = await f.attach(login, doc.id, RESUMABLE);
 			await answer();
 			const start = await next.expect("start");
 			next.send({ type: "started", session: start.session });

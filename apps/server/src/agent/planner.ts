@@ -132,8 +132,10 @@ export class Planner implements PlannerService {
 		this.#orphans = new OrphanAnswers({
 			deps,
 			ready: (id) => {
+				// Not while its first message may still take back (or end) a dropped link's hold.
 				const planner = this.#attached.get(id);
-				return planner && !this.#unconfirmed.has(planner.link.id) ? planner : undefined;
+				const pending = planner && this.#unconfirmed.get(planner.link.id);
+				return planner && (!pending || pending.kind === "fresh") ? planner : undefined;
 			},
 			publish: (id) => this.#publish(id),
 			track: (work) => this.#track(work),
