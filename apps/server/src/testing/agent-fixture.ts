@@ -82,7 +82,8 @@ export class AgentFixture {
 		};
 		if (mode === "github") {
 			const fixture = testFixture();
-			fixture.apps[0]!.redirectUri = PUBLIC_URL;
+			// The app redirects to the server's own origin (a test may give it a real one, for a browser).
+			fixture.apps[0]!.redirectUri = env.PUBLIC_URL ?? PUBLIC_URL;
 			gh = await startGitHubEmulator({ fixture, clock });
 			env = { ...gh.env(), ...env };
 		} else {
