@@ -106,7 +106,7 @@ describe("with attachments", () => {
 			["screenshot.png", "image", "image/png", PNG.length],
 			["notes.md", "file", "text/plain", NOTES.length],
 		]);
-		expect(new Uint8Array(Buffer.from(files[0]!.data, "base64"))).toEqual(PNG);
+		expect(Buffer.from(files[0]!.data, "base64").equals(PNG)).toBe(true);
 		expect(Buffer.from(files[1]!.data, "base64").toString("utf8")).toBe(NOTES);
 		expect(files[0]!.id).not.toBe(files[1]!.id);
 
