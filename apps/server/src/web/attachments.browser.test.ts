@@ -6,9 +6,9 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Catalog } from "@chopin/agent-link";
 import { type AgentLink, connectAgent, type Turn } from "@chopin/agent-link/client";
 import { makePng } from "../images/test-images";
-import { createTestStore, type TestStore } from "../store/testing";
-import { type ApiServer, startApiServer, TEST_ACCOUNTS } from "../testing/api-server";
-import { Browsers, chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import type { ApiServer } from "../testing/api-server";
+import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import { PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
 const ALICE_TOKEN = "alice-browser-test-token-0123456789";
@@ -26,24 +26,17 @@ const catalog = (defaultId: string): Catalog => ({
 });
 
 describe.skipIf(missing)("attachments", () => {
-	let store: TestStore;
+	const world = new PlannerPages(ALICE_TOKEN);
+	const { browsers } = world;
 	let api: ApiServer;
 	let link: AgentLink | undefined;
-	const browsers = new Browsers();
 
 	beforeAll(async () => {
-		store = await createTestStore("sqlite");
-		const accounts = {
-			...TEST_ACCOUNTS,
-			users: TEST_ACCOUNTS.users.map((u) => (u.login === "alice" ? { ...u, token: ALICE_TOKEN } : u)),
-		};
-		api = await startApiServer(store.store, { env: { LOCAL_ACCOUNTS: JSON.stringify(accounts) } });
+		api = await world.start();
 	});
 	afterAll(async () => {
 		link?.detach();
-		await browsers.close();
-		await api?.stop();
-		await store?.close();
+		await world.close();
 	});
 
 	test("a person attaches an image and a text file; Chat shows them and the client receives them in its turn", async () => {
