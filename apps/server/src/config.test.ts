@@ -431,6 +431,24 @@ describe("limits, logging and the demo", () => {
 		expectRefused({ MAX_STORED_IMAGE_BYTES: "12" }, "MAX_STORED_IMAGE_BYTES");
 	});
 
+	test("Chat's attachment caps default to the spec's 1,048,576 bytes and never exceed it under HARNESS=remote", () => {
+		expect(load({}).chatAttachments).toEqual({ maxBytes: 1_048_576, maxTotalBytes: 1_048_576 });
+		expect(
+			load({ CHAT_ATTACHMENT_MAX_BYTES: "65536", CHAT_ATTACHMENT_MAX_TOTAL_BYTES: "262144" }).chatAttachments,
+		).toEqual({ maxBytes: 65_536, maxTotalBytes: 262_144 });
+		expectRefused({ CHAT_ATTACHMENT_MAX_BYTES: "1048577" }, "CHAT_ATTACHMENT_MAX_BYTES", /HARNESS=remote/);
+		expectRefused(
+			{ CHAT_ATTACHMENT_MAX_TOTAL_BYTES: "2097152" },
+			"CHAT_ATTACHMENT_MAX_TOTAL_BYTES",
+			/at most 1048576/,
+		);
+		expectRefused({ CHAT_ATTACHMENT_MAX_BYTES: "0" }, "CHAT_ATTACHMENT_MAX_BYTES");
+		// Another harness is not bound by the agent connection's frame.
+		expect(
+			load({ HARNESS: "pi", CHAT_ATTACHMENT_MAX_TOTAL_BYTES: "2097152" }).chatAttachments.maxTotalBytes,
+		).toBe(2_097_152);
+	});
+
 	test("LOG_LEVEL is a known level", () => {
 		expect(load({ LOG_LEVEL: "debug" }).logLevel).toBe("debug");
 		expect(load({ LOG_LEVEL: "silent" }).logLevel).toBe("silent");

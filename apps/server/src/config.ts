@@ -1,6 +1,7 @@
 // Every environment variable the server reads, validated with zod into one typed Config.
 import { isIP } from "node:net";
 import { isAbsolute, join, resolve } from "node:path";
+import { ATTACHMENTS_TOTAL_BYTES } from "@chopin/agent-link";
 import { z } from "zod";
 import { normaliseAddress } from "./http/client-address";
 import { DEFAULT_LOCAL_ACCOUNTS, localAccountsSchema, loginSchema } from "./local-accounts";
@@ -25,6 +26,8 @@ export const HARNESSES = ["remote", "atomic", "copilot-sdk", "pi"] as const;
 export const LOG_LEVELS = ["debug", "info", "warn", "error", "silent"] as const;
 
 const MiB = 1024 * 1024;
+/** The spec's bound on a turn's files together (Images and files in a turn), the attachment caps' default. */
+const SPEC_ATTACHMENT_BYTES = ATTACHMENTS_TOTAL_BYTES;
 const HOUR_MS = 3_600_000;
 
 // --- one schema per kind of variable; each names its variable in its one-line message ---
@@ -296,6 +299,8 @@ const envSchema = z.object({
 	CHOPIN_SECRET_KEY: secretKey,
 	MAX_STORED_IMAGE_BYTES: integer("MAX_STORED_IMAGE_BYTES", 1024, 1024 * MiB),
 	MAX_BODY_BYTES: integer("MAX_BODY_BYTES", 1024, 1024 * MiB),
+	CHAT_ATTACHMENT_MAX_BYTES: integer("CHAT_ATTACHMENT_MAX_BYTES", 1, 1024 * MiB),
+	CHAT_ATTACHMENT_MAX_TOTAL_BYTES: integer("CHAT_ATTACHMENT_MAX_TOTAL_BYTES", 1, 1024 * MiB),
 	LOG_LEVEL: oneOf("LOG_LEVEL", LOG_LEVELS),
 	DEMO: flag("DEMO"),
 	DEV: flag("DEV"),
@@ -367,6 +372,23 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 			"Set both (e.g. TRUSTED_PROXY_HEADER=X-Forwarded-For and TRUSTED_PROXIES=10.0.0.2), or neither.",
 		);
 	}
+	const harness = env.HARNESS ?? "remote";
+	const chatAttachments = {
+		maxBytes: env.CHAT_ATTACHMENT_MAX_BYTES ?? SPEC_ATTACHMENT_BYTES,
+		maxTotalBytes: env.CHAT_ATTACHMENT_MAX_TOTAL_BYTES ?? SPEC_ATTACHMENT_BYTES,
+	};
+	// A remote client is promised at most the spec's 1,048,576 bytes a turn (so a turn fits in one frame).
+	for (const [name, value] of [
+		["CHAT_ATTACHMENT_MAX_BYTES", chatAttachments.maxBytes],
+		["CHAT_ATTACHMENT_MAX_TOTAL_BYTES", chatAttachments.maxTotalBytes],
+	] as const) {
+		if (harness === "remote" && value > SPEC_ATTACHMENT_BYTES) {
+			throw new ConfigError(
+				name,
+				`${name} may be at most ${SPEC_ATTACHMENT_BYTES} under HARNESS=remote: the agent connection carries no more in a turn.`,
+			);
+		}
+	}
 	const database = env.DATABASE_URL
 		? ({ kind: "postgres", url: env.DATABASE_URL } as const)
 		: ({ kind: "sqlite", path: join(dataDir, "chopin.db") } as const);
@@ -397,7 +419,7 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 				? { header: env.TRUSTED_PROXY_HEADER, proxies: env.TRUSTED_PROXIES }
 				: undefined,
 		agent: env.AGENT ?? true,
-		harness: env.HARNESS ?? "remote",
+		harness,
 		model: env.MODEL,
 		agentConnection: { pingMs: ping, timeoutMs: timeout, maxSilenceMs: maxSilence },
 		plannerAttachGraceMs: env.PLANNER_ATTACH_GRACE_MS ?? 120_000,
@@ -408,6 +430,8 @@ function buildConfig(env: ParsedEnv, cwd: string) {
 		secretKey: env.CHOPIN_SECRET_KEY,
 		maxStoredImageBytes: env.MAX_STORED_IMAGE_BYTES ?? 10 * MiB,
 		maxBodyBytes: env.MAX_BODY_BYTES ?? 4 * MiB,
+		/** CHAT_ATTACHMENT_MAX_BYTES (one file) and CHAT_ATTACHMENT_MAX_TOTAL_BYTES (a message's files together). */
+		chatAttachments,
 		logLevel: env.LOG_LEVEL ?? "info",
 		demo: env.DEMO ?? authMode === "local",
 		/** DEV=on: Bun bundles the pages unminified, again on every request (no separate dev server). */

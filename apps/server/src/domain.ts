@@ -28,7 +28,7 @@ export function createDomain(ctx: Pick<AppContext, "store" | "clock" | "log" | "
 		hub,
 		documents: new DocumentService(deps),
 		images,
-		chat: new ChatService(deps, images),
+		chat: new ChatService(deps, images, ctx.config.chatAttachments),
 		decisions: new DecisionService(deps),
 		runs: new RunService(deps),
 	};

@@ -4,6 +4,7 @@
 // (see resume.ts) or something explicit ends it.
 import type { Attach, ClientMessage, ResponseFormat, Resume, ServerMessage } from "@chopin/agent-link";
 import type { Timer } from "@chopin/agent-link/clock";
+import type { StoredAttachment } from "../chat/attachment-rows";
 import { type AccessVerdict, accessDeps, checkAccess, type OwnerRef } from "./access";
 import { ReportedCatalog } from "./catalog";
 import type { ComposerModels } from "./composer-model";
@@ -18,6 +19,7 @@ import { type PlannerSession, type SessionMode, SessionTable } from "./sessions"
 import { Steers } from "./steers";
 import type { HostToolContext } from "./tools/registry";
 import { offeredTools } from "./tools/registry";
+import { readsImages, turnFiles } from "./turn-attachments";
 import { PlannerTurn, type TurnOutcome, type TurnSink } from "./turns";
 import { wording } from "./wording";
 
@@ -38,6 +40,8 @@ export interface TurnInput {
 	retry?: boolean;
 	/** The model and level a person chose, checked against the catalog; absent: the operator's MODEL alone. */
 	choice?: { model?: string; thinkingLevel?: string };
+	/** The files the message carries, in the order sent (attachments; written into the prompt without it). */
+	attachments?: readonly StoredAttachment[];
 }
 
 export class AttachedPlanner {
@@ -183,16 +187,21 @@ export class AttachedPlanner {
 		const thinkingLevel = this.link.features.has("capability-catalog")
 			? input.choice?.thinkingLevel
 			: undefined;
+		const files = turnFiles(input.prompt, input.attachments ?? [], {
+			feature: this.link.features.has("attachments"),
+			readsImages: readsImages(this.catalog, model),
+		});
 		let sent = false;
 		try {
 			sent = this.send({
 				type: "turn",
 				session: session.id,
 				turn: turn.id,
-				prompt: input.prompt,
+				prompt: files.prompt,
 				...(input.instructions !== undefined && { instructions: input.instructions }),
 				...(model && { model }),
 				...(thinkingLevel && { thinkingLevel }),
+				...(files.attachments && { attachments: files.attachments }),
 				tools,
 				...(input.responseFormat && { responseFormat: input.responseFormat }),
 				...(input.message !== undefined &&

@@ -107,7 +107,7 @@ describe.each(runnableKinds())("capability catalog (%s)", (kind) => {
 		const { attached: a } = await attached(kind, {
 			features: "run-stage-deltas, capability-catalog, attachments",
 		});
-		expect(a.features).toEqual(["run-stage-deltas", "capability-catalog"]);
+		expect(a.features).toEqual(["run-stage-deltas", "capability-catalog", "attachments"]);
 	});
 
 	test("granted when asked; the report is read as written: empty ids and levels skipped, the rest kept in order", async () => {

@@ -2,6 +2,7 @@
 // mention; a command checked against the client's catalog; with steer-turn, an @chopin message while the Planner
 // works handed to its running turn; otherwise a new turn on the reserved Planner, or the spec's refusal.
 
+import { attachmentsRefused, type NewAttachment } from "../chat/attachments";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import { accessDeps, actingAuthorization } from "./access";
@@ -14,12 +15,28 @@ import { wording } from "./wording";
 
 export async function handleChatMessage(
 	r: ReserveDeps,
-	input: { documentId: string; author: string; body: string; command?: MessageCommand },
+	input: {
+		documentId: string;
+		author: string;
+		body: string;
+		command?: MessageCommand;
+		attachments?: readonly NewAttachment[];
+	},
 ): Promise<PlannerMessageResult> {
 	const { chat } = r.deps.domain;
-	if (input.command) return runCommandMessage(r, { ...input, command: input.command });
+	const files = input.attachments ?? [];
+	// Wrong files are refused before anything else is decided (the Planner is not reserved for them).
+	chat.checkAttachments(files);
+	if (input.command) {
+		if (files.length > 0) throw attachmentsRefused(wording.attachmentsWithCommand());
+		return runCommandMessage(r, { ...input, command: input.command });
+	}
 	if (!mentionsPlanner(input.body)) {
-		const posted = await chat.post(input.documentId, { author: input.author, body: input.body });
+		const posted = await chat.post(input.documentId, {
+			author: input.author,
+			body: input.body,
+			attachments: files,
+		});
 		return { status: "sent", message: posted.message, turn: false };
 	}
 	const working = r.attached(input.documentId);
@@ -28,18 +45,25 @@ export async function handleChatMessage(
 		working?.busy &&
 		working.link.features.has("steer-turn") &&
 		actingAuthorization(accessDeps(r.deps), working.owner)
-	)
+	) {
+		// A steer hands on words only: files would be lost, so the message is refused whole.
+		if (files.length > 0)
+			return { status: "refused", code: "planner-busy", message: wording.steerAttachments() };
 		return steer(r, working, input);
+	}
 	const reserved = await reservePlanner(r, input.documentId, input.author);
 	if (!reserved.ok) return reserved.refusal as PlannerMessageResult;
 	const { planner } = reserved;
 	let message: MessageView;
 	try {
-		message = (await chat.post(input.documentId, { author: input.author, body: input.body })).message;
+		message = (
+			await chat.post(input.documentId, { author: input.author, body: input.body, attachments: files })
+		).message;
 	} catch (error) {
 		planner.idle();
 		throw error;
 	}
+	// The turn reads the message's files from the store, as a Retry of it does.
 	void runChatTurn(planner, {
 		replyTo: message.id,
 		before: message.seq,

@@ -161,6 +161,8 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 			const context = await domain.chat.chatContext(documentId, { before: chatTurn.before });
 			// A person's model and level, checked against the catalog as the turn starts (capability-catalog).
 			const choice = await planner.composer?.forTurn(documentId);
+			// The person's files, read again for every turn of the message (a Retry sends the same ones).
+			const attachments = chatTurn.message ? await domain.chat.attachments(chatTurn.message) : [];
 			const turn = planner.runTurn(
 				session,
 				{
@@ -169,6 +171,7 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 					...(chatTurn.message !== undefined && { message: chatTurn.message }),
 					...(chatTurn.retry && { retry: true }),
 					...(choice && { choice: { model: choice.model, thinkingLevel: choice.thinkingLevel } }),
+					...(attachments.length > 0 && { attachments }),
 				},
 				replies,
 			);

@@ -1,6 +1,7 @@
 // ctx.planner: what the rest of the server calls about a document's Planner. The Chat API calls handleMessage
 // for a person's message; the machines domain adds a bearer resolver and closes a revoked machine's links;
 // pages read status(). The implementation is planner.ts.
+import type { NewAttachment } from "../chat/attachments";
 import type { MessageView } from "../chat/message-view";
 import type { SocketHandlers } from "../http/sockets";
 import type { ChatModelState, PLANNER_STATES } from "../live/events";
@@ -99,6 +100,8 @@ export interface PlannerService {
 		body: string;
 		/** Runs one of the attached client's commands: body is its args (capability-catalog). */
 		command?: MessageCommand;
+		/** Files sent with it (attachments): checked and kept with the message, carried by its turn. */
+		attachments?: readonly NewAttachment[];
 	}): Promise<PlannerMessageResult>;
 	/**
 	 * Retry on a failed reply: its sender only (ChatError retry-forbidden otherwise); the failed attempt leaves

@@ -2,6 +2,7 @@
 // Planner and its ownership, attach, the events that end an attachment (sign-out, reset, archive, delete),
 // @chopin messages, Stop/Resume, and the planner.status live events.
 import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
+import type { NewAttachment } from "../chat/attachments";
 import type { SocketHandlers } from "../http/sockets";
 import type { ChatModelState } from "../live/events";
 import { type AttachCheck, checkAttach } from "./attach";
@@ -45,6 +46,7 @@ export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
 	"steer-turn",
 	"retry-turn",
 	"capability-catalog",
+	"attachments",
 ]);
 
 export class Planner implements PlannerService {
@@ -168,6 +170,7 @@ export class Planner implements PlannerService {
 		author: string;
 		body: string;
 		command?: MessageCommand;
+		attachments?: readonly NewAttachment[];
 	}): Promise<PlannerMessageResult> {
 		return handleChatMessage(this.#reserve, input);
 	}

@@ -122,6 +122,12 @@ export const wording = {
 	steerNoTurn: () =>
 		`${PLANNER} can't take this message just now: its reply is starting or stopping. Send it again in a moment.`,
 
+	/** A message with files while the Planner works (steer-turn): a steer carries words only (attachments). */
+	steerAttachments: () =>
+		`${PLANNER} can't take files while it works: a message sent meanwhile reaches its reply as words only. Send the files once it is done, or Stop it first.`,
+	/** A command message with files: a command's turn carries its words only (attachments). */
+	attachmentsWithCommand: () => "A command can't carry files. Send the files with an ordinary message.",
+
 	/** Chat notices for a steered message (steer-turn) that was not read, or not confirmed in time. */
 	steerRefused: (author: string, message?: string) =>
 		`${PLANNER} did not read @${author}'s message${message ? `: ${message}` : "."}`,

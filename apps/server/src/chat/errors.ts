@@ -12,7 +12,16 @@ export type ChatErrorCode =
 	| "message-not-retryable"
 	| "retry-forbidden"
 	| "tool-call-repeated"
-	| "invalid-page";
+	| "invalid-page"
+	| "too-many-attachments"
+	| "attachment-too-large"
+	| "attachments-too-large"
+	| "attachment-name-invalid"
+	| "attachment-data-invalid"
+	| "attachment-unreadable"
+	| "attachment-unsupported"
+	| "attachment-not-found"
+	| "attachments-not-taken";
 
 export class ChatError extends DomainError {
 	override readonly name = "ChatError";

@@ -4,6 +4,8 @@ import { readDocumentState } from "../documents/document-state";
 import { dbJson } from "../store/codecs";
 import { isUniqueViolation } from "../store/errors";
 import type { Db, Store } from "../store/store";
+import { attachmentInfos, insertAttachments } from "./attachment-rows";
+import type { CheckedAttachment } from "./attachments";
 import { ChatError } from "./errors";
 import {
 	chatImageSchema,
@@ -62,7 +64,11 @@ function toToolRow(row: ToolCallRow): ToolRow {
 	};
 }
 
-export function toMessageView(row: MessageRow, tools: ToolRow[] = []): MessageView {
+export function toMessageView(
+	row: MessageRow,
+	tools: ToolRow[] = [],
+	attachments: MessageView["attachments"] = [],
+): MessageView {
 	return {
 		id: row.id,
 		documentId: row.document_id,
@@ -75,6 +81,7 @@ export function toMessageView(row: MessageRow, tools: ToolRow[] = []): MessageVi
 		replyTo: row.reply_to,
 		tools,
 		images: row.images,
+		...(attachments.length > 0 && { attachments }),
 		...(row.refused_images.length > 0 && { refusedImages: row.refused_images }),
 		createdAt: row.created_at,
 		updatedAt: row.updated_at,
@@ -96,7 +103,11 @@ export async function messageViews(db: Db, rows: readonly MessageRow[]): Promise
 			byMessage.set(tool.message_id, list);
 		}
 	}
-	return rows.map((row) => toMessageView(row, byMessage.get(row.id) ?? []));
+	const people = rows
+		.filter((r) => r.role === "person")
+		.map((r) => ({ id: r.id, documentId: r.document_id }));
+	const files = await attachmentInfos(db, people);
+	return rows.map((row) => toMessageView(row, byMessage.get(row.id) ?? [], files.get(row.id)));
 }
 
 export async function findMessageRow(db: Db, id: string): Promise<MessageRow | undefined> {
@@ -112,6 +123,8 @@ export interface NewMessage {
 	status: MessageRow["status"];
 	replyTo: string | null;
 	now: number;
+	/** A person's files, written in the same transaction as the message. */
+	attachments?: readonly CheckedAttachment[];
 }
 
 /**
@@ -139,6 +152,7 @@ export async function insertMessage(store: Store, message: NewMessage): Promise<
 					created_at: message.now,
 					updated_at: message.now,
 				})}`;
+				if (message.attachments?.length) await insertAttachments(tx, message.id, message.attachments);
 				return (await findMessageRow(tx, message.id))!;
 			});
 		} catch (error) {

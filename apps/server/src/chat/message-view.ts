@@ -19,6 +19,20 @@ export const chatImageSchema = z.strictObject({
 });
 export type ChatImage = z.infer<typeof chatImageSchema>;
 
+/** A file a person sent with the message (attachments): what Chat shows; the bytes are served at path. */
+export const messageAttachmentSchema = z.strictObject({
+	/** Its place among the message's files, from 0, in the order they were sent. */
+	index: z.int().nonnegative(),
+	name: z.string(),
+	kind: z.enum(["image", "file"]),
+	/** What the bytes showed: image/png, image/jpeg, image/webp, image/gif, or text/plain. */
+	mediaType: z.string(),
+	size: z.int().nonnegative(),
+	/** `/api/documents/<id>/messages/<id>/attachments/<index>`: served only to people who can read the document. */
+	path: z.string(),
+});
+export type MessageAttachment = z.infer<typeof messageAttachmentSchema>;
+
 /** One tool call of a reply, as Work details shows it. Nothing here is unmasked. */
 export const toolRowSchema = z.strictObject({
 	toolCallId: z.string(),
@@ -53,6 +67,8 @@ export const messageViewSchema = z.strictObject({
 	replyTo: z.string().nullable(),
 	tools: z.array(toolRowSchema),
 	images: z.array(chatImageSchema),
+	/** A person's files, in the order sent; present only when the message has some. */
+	attachments: z.array(messageAttachmentSchema).optional(),
 	/** Present only when an image of the turn could not be shown. */
 	refusedImages: z.array(refusedImageSchema).optional(),
 	createdAt: z.int(),

@@ -4,13 +4,20 @@ import { codePointLength } from "@chopin/agent-link";
 import type { DomainDeps } from "../domain-deps";
 import { randomId } from "../ids";
 import type { DocumentImageService } from "../images/service";
+import { readAttachment, readAttachments, type StoredAttachment } from "./attachment-rows";
+import {
+	type AttachmentCaps,
+	checkAttachments,
+	type NewAttachment,
+	SPEC_ATTACHMENT_CAPS,
+} from "./attachments";
 import { type ChatContext, type ChatContextOptions, chatContext } from "./context";
 import { ChatError } from "./errors";
 import { mentionsPlanner } from "./mentions";
 
 export { mentionsPlanner };
 
-import { findMessageRow, insertMessage, messageRow, messageViews } from "./message-rows";
+import { findMessageRow, insertMessage, messageRow, messageViews, type NewMessage } from "./message-rows";
 import type { MessageView } from "./message-view";
 import { ReplyService } from "./replies";
 
@@ -45,17 +52,31 @@ export class ChatService {
 	constructor(
 		private readonly deps: DomainDeps,
 		images: DocumentImageService,
+		/** CHAT_ATTACHMENT_MAX_BYTES and CHAT_ATTACHMENT_MAX_TOTAL_BYTES; the spec's by default. */
+		private readonly attachmentCaps: AttachmentCaps = SPEC_ATTACHMENT_CAPS,
 	) {
 		this.replies = new ReplyService(deps, images);
 	}
 
-	/** Appends a person's message (1 to 20,000 characters, not blank) and says whether it mentions @chopin. */
-	async post(documentId: string, input: { author: string; body: string }): Promise<PostedMessage> {
+	/**
+	 * Appends a person's message (1 to 20,000 characters, not blank) with the files they sent (checked whole
+	 * first: a wrong file refuses the message) and says whether it mentions @chopin.
+	 */
+	async post(
+		documentId: string,
+		input: { author: string; body: string; attachments?: readonly NewAttachment[] },
+	): Promise<PostedMessage> {
 		if (!LOGIN_PATTERN.test(input.author)) {
 			throw new ChatError("invalid-login", `${JSON.stringify(input.author.slice(0, 60))} is not a login.`);
 		}
 		const body = checkBody(input.body, MAX_MESSAGE_CHARS);
-		const message = await this.#insert(documentId, { role: "person", authorLogin: input.author, body });
+		const attachments = this.checkAttachments(input.attachments ?? []);
+		const message = await this.#insert(documentId, {
+			role: "person",
+			authorLogin: input.author,
+			body,
+			...(attachments.length > 0 && { attachments }),
+		});
 		return { message, mentionsPlanner: mentionsPlanner(body) };
 	}
 
@@ -66,6 +87,32 @@ export class ChatService {
 			authorLogin: null,
 			body: checkBody(body, MAX_NOTICE_CHARS),
 		});
+	}
+
+	/** Checks files before anything is posted (kinds from the bytes, names, this deployment's caps). */
+	checkAttachments(files: readonly NewAttachment[]) {
+		return checkAttachments(files, this.attachmentCaps);
+	}
+
+	/** The files a message carries, with their bytes, in the order sent: for the turn that answers it. */
+	attachments(messageId: string): Promise<StoredAttachment[]> {
+		return readAttachments(this.deps.store, messageId);
+	}
+
+	/** One of a message's files, when the message is in this document; a ChatError otherwise. */
+	async attachment(documentId: string, messageId: string, index: number): Promise<StoredAttachment> {
+		const row = await findMessageRow(this.deps.store, messageId);
+		const file =
+			row?.document_id === documentId ? await readAttachment(this.deps.store, messageId, index) : undefined;
+		if (!file) {
+			throw new ChatError(
+				"attachment-not-found",
+				`Message ${messageId} has no file ${index}.`,
+				undefined,
+				404,
+			);
+		}
+		return file;
 	}
 
 	async get(messageId: string): Promise<MessageView> {
@@ -105,7 +152,12 @@ export class ChatService {
 
 	async #insert(
 		documentId: string,
-		fields: { role: "person" | "system"; authorLogin: string | null; body: string },
+		fields: {
+			role: "person" | "system";
+			authorLogin: string | null;
+			body: string;
+			attachments?: NewMessage["attachments"];
+		},
 	): Promise<MessageView> {
 		const row = await insertMessage(this.deps.store, {
 			id: randomId(),

@@ -5,6 +5,7 @@ import { sql as machines } from "./0003_machines";
 import { sql as builds } from "./0004_builds";
 import { sql as plannerLinkHolds } from "./0005_planner_link_holds";
 import { sql as modelChoices } from "./0006_model_choices";
+import { sql as chatAttachments } from "./0007_chat_attachments";
 
 export interface Migration {
 	version: number;
@@ -20,6 +21,7 @@ export const MIGRATIONS: readonly Migration[] = defineMigrations({
 	"0004_builds": builds,
 	"0005_planner_link_holds": plannerLinkHolds,
 	"0006_model_choices": modelChoices,
+	"0007_chat_attachments": chatAttachments,
 });
 
 export function defineMigrations(files: Record<string, string>): Migration[] {

@@ -7,6 +7,14 @@ import { type FormEvent, type KeyboardEvent, type ReactNode, useEffect, useRef, 
 import type { ChatModelState } from "../../live/events";
 import { ApiError, api, describeError, type MessageView } from "../api";
 import { Markdown } from "../markdown";
+import {
+	AttachPicker,
+	encodeFiles,
+	MessageAttachments,
+	modelReadsImages,
+	type PickedFile,
+	pickFiles,
+} from "./attachments";
 import { ModelPicker } from "./model-picker";
 
 type ToolRow = MessageView["tools"][number];
@@ -109,6 +117,7 @@ function Message({
 					<Markdown source={message.body} breaks />
 				</div>
 			)}
+			{message.attachments && <MessageAttachments attachments={message.attachments} />}
 			{message.tools.length > 0 && <WorkDetails tools={message.tools} />}
 			{message.images.length > 0 && (
 				<section className="gallery" aria-label="Generated images">
@@ -209,20 +218,39 @@ function Composer(props: {
 	const [commandAt, setCommandAt] = useState(-1);
 	const commands = props.model.catalog?.commands ?? [];
 	const command = commands[commandAt];
+	/** Files to send with the message (attachments), in the order picked. */
+	const [files, setFiles] = useState<PickedFile[]>([]);
+	const readsImages = modelReadsImages(props.model);
+	const pick = async (list: FileList) => {
+		const { picked, refusals } = await pickFiles(list, files, readsImages);
+		setFiles((now) => [...now, ...picked]);
+		setRefusal(refusals.length ? refusals.join(" ") : null);
+	};
 	const send = async (event?: FormEvent) => {
 		event?.preventDefault();
 		if ((!body.trim() && !command) || busy) return;
+		// The model may have changed since an image was picked: it is offered only while the model reads images.
+		const unreadable = readsImages ? undefined : files.find((f) => f.image);
+		if (unreadable) {
+			setRefusal(
+				`${unreadable.name} is an image, and the current model does not read images. Remove it to send.`,
+			);
+			return;
+		}
 		setBusy(true);
 		setRefusal(null);
 		try {
 			const { message } = await api<{ message: MessageView }>(
 				"POST",
 				`/api/documents/${props.documentId}/messages`,
-				command ? { body, command: { name: command.name, kind: command.kind } } : { body },
+				command
+					? { body, command: { name: command.name, kind: command.kind } }
+					: { body, ...(files.length > 0 && { attachments: encodeFiles(files) }) },
 			);
 			props.onPosted(message);
 			setBody("");
 			setCommandAt(-1);
+			setFiles([]);
 		} catch (e) {
 			// Refused (no Planner, say): shown to the sender only, and the text stays to send again.
 			setRefusal(e instanceof ApiError ? e.message : describeError(e));
@@ -264,6 +292,15 @@ function Composer(props: {
 				rows={3}
 				placeholder="Write a message; mention @chopin to ask the Planner."
 			/>
+			{!command && (
+				<AttachPicker
+					files={files}
+					readsImages={readsImages}
+					disabled={busy}
+					onPick={pick}
+					onRemove={(key) => setFiles((now) => now.filter((f) => f.key !== key))}
+				/>
+			)}
 			{refusal && (
 				<p className="refusal" role="alert">
 					{refusal}
