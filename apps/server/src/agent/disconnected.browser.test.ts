@@ -26,12 +26,7 @@ describe.skipIf(missing)("a resumable Planner whose link drops, in the page", ()
 	});
 
 	test("Disconnected with the run kept and the Decision answerable; attached again after the resume", async () => {
-		const created = await api.call("alice", "POST", "/api/documents", {
-			repository: "acme/app",
-			title: "Launch plan",
-			source: "# Launch plan\n\nShip on Friday.\n",
-		});
-		const { document } = (await created.json()) as { document: { id: string } };
+		const document = await world.createDocument();
 
 		let asked: ReturnType<Session["ask"]> | undefined;
 		const turn = async (t: Turn) => {

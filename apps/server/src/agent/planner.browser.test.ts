@@ -25,13 +25,7 @@ describe.skipIf(missing)("an attached Planner in the page", () => {
 	});
 
 	test("an @chopin message is answered with streamed text and a question answered in the page", async () => {
-		const created = await api.call("alice", "POST", "/api/documents", {
-			repository: "acme/app",
-			title: "Launch plan",
-			source: "# Launch plan\n\nShip on Friday.\n",
-		});
-		expect(created.status).toBe(201);
-		const { document } = (await created.json()) as { document: { id: string } };
+		const document = await world.createDocument();
 
 		// What the Planner saw and was told, for the assertions at the end.
 		const seen: { prompt?: string; answer?: unknown; planTitle?: string } = {};

@@ -1,8 +1,24 @@
 // The world of a browser test with a Planner: a real API server on SQLite where alice's development token can
 // attach a Planner client, and the test file's browsers, started and closed together.
+import type { Turn } from "@chopin/agent-link/client";
 import { createTestStore, type TestStore } from "../store/testing";
 import { type ApiServer, startApiServer, TEST_ACCOUNTS } from "./api-server";
 import { Browsers } from "./browser";
+
+/** A turn handler that keeps every turn and replies "Answer <n>." to the n-th. */
+export function numberedReplies(): { turns: Turn[]; answer(turn: Turn): Promise<void> } {
+	const turns: Turn[] = [];
+	return {
+		turns,
+		async answer(turn) {
+			turns.push(turn);
+			await turn.emit({ type: "text-start", id: "r" });
+			await turn.emit({ type: "text-delta", id: "r", delta: `Answer ${turns.length}.` });
+			await turn.emit({ type: "text-end", id: "r" });
+			await turn.end("finished");
+		},
+	};
+}
 
 export class PlannerPages {
 	readonly browsers = new Browsers();
@@ -23,6 +39,18 @@ export class PlannerPages {
 			env: { LOCAL_ACCOUNTS: JSON.stringify(accounts) },
 		});
 		return this.#api;
+	}
+
+	/** A document of acme/app alice creates through the API, titled and with a one-line plan. */
+	async createDocument(title = "Launch plan"): Promise<{ id: string }> {
+		if (!this.#api) throw new Error("start() first");
+		const created = await this.#api.call("alice", "POST", "/api/documents", {
+			repository: "acme/app",
+			title,
+			source: `# ${title}\n\nShip on Friday.\n`,
+		});
+		if (created.status !== 201) throw new Error(`creating the document answered ${created.status}`);
+		return ((await created.json()) as { document: { id: string } }).document;
 	}
 
 	/** Closes the browsers, the server and its store (call in afterAll, after detaching the clients). */

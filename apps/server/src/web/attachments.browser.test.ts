@@ -4,11 +4,11 @@
 // current model reads no images the composer does not take one.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Catalog } from "@chopin/agent-link";
-import { type AgentLink, connectAgent, type Turn } from "@chopin/agent-link/client";
+import { type AgentLink, connectAgent } from "@chopin/agent-link/client";
 import { makePng } from "../images/test-images";
 import type { ApiServer } from "../testing/api-server";
 import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
-import { PlannerPages } from "../testing/planner-pages";
+import { numberedReplies, PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
 const ALICE_TOKEN = "alice-browser-test-token-0123456789";
@@ -40,20 +40,8 @@ describe.skipIf(missing)("attachments", () => {
 	});
 
 	test("a person attaches an image and a text file; Chat shows them and the client receives them in its turn", async () => {
-		const created = await api.call("alice", "POST", "/api/documents", {
-			repository: "acme/app",
-			title: "Launch plan",
-			source: "# Launch plan\n\nShip on Friday.\n",
-		});
-		const doc = ((await created.json()) as { document: { id: string } }).document;
-		const turns: Turn[] = [];
-		const answer = async (turn: Turn) => {
-			turns.push(turn);
-			await turn.emit({ type: "text-start", id: "r" });
-			await turn.emit({ type: "text-delta", id: "r", delta: `Answer ${turns.length}.` });
-			await turn.emit({ type: "text-end", id: "r" });
-			await turn.end("finished");
-		};
+		const doc = await world.createDocument();
+		const { turns, answer } = numberedReplies();
 		link = await connectAgent({
 			url: api.server.publicUrl,
 			token: ALICE_TOKEN,

@@ -4,10 +4,10 @@
 // falls back and Chat records it once; a command picked in the composer reaches the client as /name args.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Catalog } from "@chopin/agent-link";
-import { type AgentLink, connectAgent, type Turn } from "@chopin/agent-link/client";
+import { type AgentLink, connectAgent } from "@chopin/agent-link/client";
 import type { ApiServer } from "../testing/api-server";
 import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
-import { PlannerPages } from "../testing/planner-pages";
+import { numberedReplies, PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
 const ALICE_TOKEN = "alice-browser-test-token-0123456789";
@@ -49,21 +49,9 @@ describe.skipIf(missing)("the composer's model and thinking choices", () => {
 	});
 
 	test("a person's model and level reach the next turn; a model no longer offered falls back, said once", async () => {
-		const created = await api.call("alice", "POST", "/api/documents", {
-			repository: "acme/app",
-			title: "Launch plan",
-			source: "# Launch plan\n\nShip on Friday.\n",
-		});
-		const doc = ((await created.json()) as { document: { id: string } }).document;
+		const doc = await world.createDocument();
 
-		const turns: Turn[] = [];
-		const answer = async (turn: Turn) => {
-			turns.push(turn);
-			await turn.emit({ type: "text-start", id: "r" });
-			await turn.emit({ type: "text-delta", id: "r", delta: `Answer ${turns.length}.` });
-			await turn.emit({ type: "text-end", id: "r" });
-			await turn.end("finished");
-		};
+		const { turns, answer } = numberedReplies();
 		link = await connectAgent({
 			url: api.server.publicUrl,
 			token: ALICE_TOKEN,
