@@ -52,13 +52,24 @@ async function asking(
 	/** The owner's browser comes back to the new process: its cookie makes the sign-in live again. */
 	const browserBack = async () =>
 		expect((await fx.request("GET", "/api/me", undefined, jar)).status).toBe(200);
-	return { f: fx, login, doc, socket, session, decisionId, answer, status, browserBack };
+	/** Signed in on this process, the same client attaches and resumes: it gets its session and q1 back. */
+	const resumeSignedIn = async () => {
+		await fx.signIn(login);
+		const { socket: back } = await fx.attach(login, doc.id, RESUMABLE);
+		back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+		expect(await back.expect("resumed")).toEqual({
+			type: "resumed",
+			sessions: [{ session, requests: ["q1"] }],
+		});
+		return back;
+	};
+	return { f: fx, login, doc, socket, session, decisionId, answer, status, browserBack, resumeSignedIn };
 }
 
 for (const store of runnableKinds()) {
 	describe(`a graceful restart hands the Planner over [${store}]`, () => {
 		test("told, closed 1012, nothing withdrawn; rebuilt in its window; an answer in between arrives once", async () => {
-			const { f, login, doc, socket, session, answer, status } = await asking(store);
+			const { f, login, doc, socket, answer, status, resumeSignedIn } = await asking(store);
 			await f.server.restart();
 			expect(await socket.expect("restarting")).toEqual({
 				type: "restarting",
@@ -76,13 +87,7 @@ for (const store of runnableKinds()) {
 			expect(sent).toMatchObject({ status: "refused", message: wording.stillConnectingHandover(login) });
 			// A member answers before the client is back.
 			await answer();
-			await f.signIn(login);
-			const { socket: back } = await f.attach(login, doc.id, RESUMABLE);
-			back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
-			expect(await back.expect("resumed")).toEqual({
-				type: "resumed",
-				sessions: [{ session, requests: ["q1"] }],
-			});
+			const back = await resumeSignedIn();
 			expect(await back.expect("input-result")).toMatchObject({
 				request: "q1",
 				status: "answered",
@@ -142,15 +147,9 @@ for (const store of runnableKinds()) {
 		});
 
 		test("an answer given after the resume goes straight to the client, once", async () => {
-			const { f, login, doc, session, answer } = await asking(store);
+			const { f, answer, resumeSignedIn } = await asking(store);
 			await f.server.restart();
-			await f.signIn(login);
-			const { socket: back } = await f.attach(login, doc.id, RESUMABLE);
-			back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
-			expect(await back.expect("resumed")).toEqual({
-				type: "resumed",
-				sessions: [{ session, requests: ["q1"] }],
-			});
+			const back = await resumeSignedIn();
 			await answer();
 			expect(await back.expect("input-result")).toMatchObject({ request: "q1", status: "answered" });
 			back.send({ type: "input-received", request: "q1" });
@@ -159,7 +158,7 @@ for (const store of runnableKinds()) {
 		});
 
 		test("the window ends with no resume: the hold is disconnected, logged as missed, and still resumable", async () => {
-			const { f, login, doc, session } = await asking(store);
+			const { f, login, doc, resumeSignedIn } = await asking(store);
 			await f.server.restart();
 			await f.clock.advance(f.ctx.config.handoverPlannerWindowMs);
 			expect(f.ctx.planner.status(doc.id)).toEqual({ state: "disconnected", login });
@@ -171,13 +170,7 @@ for (const store of runnableKinds()) {
 				body: "@chopin hi",
 			});
 			expect(sent).toMatchObject({ status: "refused", message: wording.machineOffline(login) });
-			await f.signIn(login);
-			const { socket: back } = await f.attach(login, doc.id, RESUMABLE);
-			back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
-			expect(await back.expect("resumed")).toEqual({
-				type: "resumed",
-				sessions: [{ session, requests: ["q1"] }],
-			});
+			await resumeSignedIn();
 		});
 
 		test("the same account attaching with anything but resume first ends the hold: its question is withdrawn", async () => {
@@ -218,19 +211,13 @@ for (const store of runnableKinds()) {
 		});
 
 		test("a link that dropped before the stop is kept with no window: disconnected at once after the restart", async () => {
-			const { f, login, doc, socket, session } = await asking(store);
+			const { f, login, doc, socket, resumeSignedIn } = await asking(store);
 			socket.terminate();
 			await f.until(() => f.ctx.planner.status(doc.id).state === "disconnected", "disconnected");
 			await f.ctx.planner.settled();
 			await f.server.restart();
 			expect(f.ctx.planner.status(doc.id)).toEqual({ state: "disconnected", login });
-			await f.signIn(login);
-			const { socket: back } = await f.attach(login, doc.id, RESUMABLE);
-			back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
-			expect(await back.expect("resumed")).toEqual({
-				type: "resumed",
-				sessions: [{ session, requests: ["q1"] }],
-			});
+			await resumeSignedIn();
 		});
 	});
 }
