@@ -19,7 +19,7 @@ import { type PlannerSession, type SessionMode, SessionTable } from "./sessions"
 import { Steers } from "./steers";
 import type { HostToolContext } from "./tools/registry";
 import { offeredTools } from "./tools/registry";
-import { readsImages, turnFiles } from "./turn-attachments";
+import { turnFrame } from "./turn-frame";
 import { PlannerTurn, type TurnOutcome, type TurnSink } from "./turns";
 import { wording } from "./wording";
 
@@ -182,34 +182,12 @@ export class AttachedPlanner {
 		});
 		session.turns.set(turn.id, turn);
 		session.current = turn;
-		const model = input.choice ? input.choice.model : this.deps.config.model;
-		// thinkingLevel is gated: a client that did not ask for capability-catalog never gets it.
-		const thinkingLevel = this.link.features.has("capability-catalog")
-			? input.choice?.thinkingLevel
-			: undefined;
-		const files = turnFiles(input.prompt, input.attachments ?? [], {
-			feature: this.link.features.has("attachments"),
-			readsImages: readsImages(this.catalog, model),
-		});
 		let sent = false;
 		try {
-			sent = this.send({
-				type: "turn",
-				session: session.id,
-				turn: turn.id,
-				prompt: files.prompt,
-				...(input.instructions !== undefined && { instructions: input.instructions }),
-				...(model && { model }),
-				...(thinkingLevel && { thinkingLevel }),
-				...(files.attachments && { attachments: files.attachments }),
-				tools,
-				...(input.responseFormat && { responseFormat: input.responseFormat }),
-				...(input.message !== undefined &&
-					this.link.features.has("retry-turn") && {
-						message: input.message,
-						...(input.retry && { retry: true }),
-					}),
-			});
+			const { features } = this.link;
+			sent = this.send(
+				turnFrame(session.id, turn.id, tools, input, features, this.deps.config.model, this.catalog),
+			);
 		} catch (error) {
 			this.deps.log.error("turn not sent", { error });
 		}

@@ -193,8 +193,18 @@ export class Handover {
 		);
 	}
 
-	/** The server is stopping: restored holds keep their rows as they are (already without a window). */
-	stop(): void {
+	/**
+	 * The server is stopping, its links closed. Handing over, every hold is written for the next process: one
+	 * live at the cut with its window, one already dropped as it was; nothing is withdrawn. Otherwise each is
+	 * ended (`end`). Restored holds keep their rows as they are (already without a window).
+	 */
+	async stop(
+		held: Iterable<AttachedPlanner>,
+		liveAtCut: ReadonlySet<AttachedPlanner>,
+		end: (held: AttachedPlanner) => void,
+	): Promise<void> {
+		if (this.enabled) await Promise.allSettled([...held].map((h) => this.write(h, liveAtCut.has(h))));
+		else for (const h of held) end(h);
 		for (const restored of this.#restored.values()) restored.timer?.cancel();
 		this.#restored.clear();
 	}

@@ -89,10 +89,18 @@ export class AgentLink {
 		return this.#state !== "closed";
 	}
 
-	/** Set once attached has been sent. */
-	markAttached(features: ReadonlySet<Feature>): void {
-		this.features = features;
+	/**
+	 * Answers attach with attached: the features it asked for that `supported` has, listed only when it sent
+	 * Chopin-Agent-Features (spec: Features).
+	 */
+	attached(
+		document: { id: string; title: string; repository: string; url: string },
+		supported: ReadonlySet<Feature>,
+	): void {
+		const features = this.requested?.filter((f) => supported.has(f));
+		this.features = new Set(features ?? []);
 		this.#state = "attached";
+		this.send({ type: "attached", version: 1, document, ...(features && { features }) });
 	}
 
 	/** A frame arrived (Bun's message handler). */

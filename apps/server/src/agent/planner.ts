@@ -33,7 +33,7 @@ import type {
 import { accountResolver, BearerResolvers } from "./principal";
 import { AttachWaiters, type ReserveDeps, reservePlanner } from "./reserve";
 import { type RetryInput, type RetryResult, retryReply } from "./retry";
-import { awaitsSignIn, resumeAfterSignIn } from "./sign-in-wait";
+import { awaitsSignIn, routeAwaitingSignIn } from "./sign-in-wait";
 import type { AgentSocketData } from "./upgrade";
 import { wording } from "./wording";
 
@@ -313,16 +313,8 @@ export class Planner implements PlannerService {
 		for (const link of [...this.#links.values()]) {
 			link.close({ code: 1012, reason: "server restarting", kind: "restarting" });
 		}
-		if (this.#handover.enabled) {
-			// Written for the next process: a hold live at the cut gets its hand-over window, one already
-			// dropped keeps its state. Nothing is withdrawn on the way out.
-			const writes = [...this.#held.values()].map((held) => this.#handover.write(held, liveAtCut.has(held)));
-			await Promise.allSettled(writes);
-		} else {
-			for (const held of [...this.#held.values()]) this.#teardown(held);
-		}
+		await this.#handover.stop(this.#held.values(), liveAtCut, (held) => this.#teardown(held));
 		this.#held.clear();
-		this.#handover.stop();
 		while (this.#teardowns.size) await Promise.allSettled([...this.#teardowns]);
 		this.#waiters.wakeAll();
 		this.#ownership.clear();
@@ -358,7 +350,7 @@ export class Planner implements PlannerService {
 			// Attached, unconfirmed: its first message says whether the holder's link is its own dead one.
 			const ends = this.#endings.counts.get(document.id)?.n ?? 0;
 			this.#unconfirmed.set(link.id, { kind: "takeover", old: takeover, document: attached, check, ends });
-			this.#sendAttached(link, attached);
+			link.attached(attached, SUPPORTED_FEATURES);
 			return;
 		}
 		const acquired = this.#ownership.acquire(document.id, {
@@ -381,7 +373,7 @@ export class Planner implements PlannerService {
 		}
 		// The same account attaching with a client that cannot resume ends what its dropped link kept.
 		else if (hold) this.#endHoldUnclaimed(document.id, hold);
-		this.#sendAttached(link, attached);
+		link.attached(attached, SUPPORTED_FEATURES);
 		this.deps.log.info("agent attached", { link: link.id, document: document.id, login: principal.login });
 		if (principal.kind === "machine") this.#starter?.attached(document.id);
 		this.#waiters.wake(document.id);
@@ -390,12 +382,6 @@ export class Planner implements PlannerService {
 
 	#grants(link: AgentLink, feature: Feature): boolean {
 		return SUPPORTED_FEATURES.has(feature) && (link.requested?.includes(feature) ?? false);
-	}
-
-	#sendAttached(link: AgentLink, attached: AttachedDocument): void {
-		const features = link.requested?.filter((f) => SUPPORTED_FEATURES.has(f));
-		link.markAttached(new Set(features ?? []));
-		link.send({ type: "attached", version: 1, document: attached, ...(features && { features }) });
 	}
 
 	/** The document's Planner for this link, in the maps. */
@@ -460,25 +446,7 @@ export class Planner implements PlannerService {
 
 	#message(link: AgentLink, message: Exclude<ClientMessage, Attach>): void {
 		const pending = this.#unconfirmed.get(link.id);
-		if (pending?.kind === "waiting") {
-			pending.queue.push(message);
-			return;
-		}
-		if (pending?.kind === "hold" && pending.awaitingSignIn) {
-			if (message.type === "resume") {
-				this.#unconfirmed.set(link.id, { kind: "waiting", queue: [] });
-				void resumeAfterSignIn(this.#parts, link, pending.hold, message);
-				return;
-			}
-			// Anything else first ends the hold; without a sign-in this link cannot be the Planner either.
-			this.#unconfirmed.delete(link.id);
-			this.#endHoldUnclaimed(pending.hold.document.id, pending.hold);
-			link.refuse(
-				"sign-in-required",
-				wording.signInRequired(link.principal.login, this.deps.config.publicUrl),
-			);
-			return;
-		}
+		if (routeAwaitingSignIn(this.#parts, link, pending, message)) return;
 		if (pending) {
 			this.#unconfirmed.delete(link.id);
 			confirm(this.#parts, link, pending, message);

@@ -2,12 +2,12 @@
 // which the browser's cookie restores on the new process (spec: After a server restart). Once it is back the
 // sign-in is checked as at attach; when the window is over without it the resume is refused unavailable with
 // retry and the hold stays for the next try.
-import type { Resume } from "@chopin/agent-link";
+import type { Attach, ClientMessage, Resume } from "@chopin/agent-link";
 import type { Clock } from "@chopin/agent-link/clock";
 import type { Sessions } from "../auth/sessions";
 import { checkSignIn } from "./attach";
 import type { AttachedPlanner } from "./attached";
-import { confirm, type PlannerParts } from "./confirm";
+import { confirm, type PlannerParts, type Unconfirmed } from "./confirm";
 import type { AgentLink } from "./link";
 import { wording } from "./wording";
 
@@ -38,6 +38,33 @@ export function waitForSignIn(
 }
 
 /** Whether the document keeps a restart's hold of this link's account that may wait for its sign-in. */
+/**
+ * A message from a link whose resume may wait for the owner's sign-in: a resume starts the wait; what follows it
+ * waits behind it; anything else first ends the hold and the link (it cannot be the Planner without a sign-in).
+ * False when the link is not in that state (the caller handles the message).
+ */
+export function routeAwaitingSignIn(
+	host: PlannerParts,
+	link: AgentLink,
+	pending: Unconfirmed | undefined,
+	message: Exclude<ClientMessage, Attach>,
+): boolean {
+	if (pending?.kind === "waiting") {
+		pending.queue.push(message);
+		return true;
+	}
+	if (pending?.kind !== "hold" || !pending.awaitingSignIn) return false;
+	if (message.type === "resume") {
+		host.unconfirmed.set(link.id, { kind: "waiting", queue: [] });
+		void resumeAfterSignIn(host, link, pending.hold, message);
+		return true;
+	}
+	host.unconfirmed.delete(link.id);
+	host.endHoldUnclaimed(pending.hold.document.id, pending.hold);
+	link.refuse("sign-in-required", wording.signInRequired(link.principal.login, host.deps.config.publicUrl));
+	return true;
+}
+
 export function awaitsSignIn(host: PlannerParts, documentId: string, link: AgentLink): boolean {
 	if (!host.grants(link, "resumable-sessions")) return false;
 	const login = link.principal.login.toLowerCase();
