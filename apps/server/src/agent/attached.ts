@@ -10,6 +10,7 @@ import { ReportedCatalog } from "./catalog";
 import type { ComposerModels } from "./composer-model";
 import { Controls } from "./control";
 import { type AgentDeps, RECHECK_EVERY_MS } from "./deps";
+import type { ForkPoint } from "./fork-points";
 import type { Hold } from "./holds";
 import type { AgentLink } from "./link";
 import { Questions } from "./questions";
@@ -50,8 +51,8 @@ export class AttachedPlanner {
 	readonly runs: RunReports;
 	readonly controls: Controls;
 	readonly steers: Steers;
-	/** The running turn that answers a person's Chat message: an @chopin message meanwhile steers it (steer-turn). */
-	chatTurn: PlannerTurn | undefined;
+	/** The running turn that answers a Chat message, and its thread: an @chopin message there steers it (steer-turn). */
+	chatTurn: { turn: PlannerTurn; thread: string | undefined } | undefined;
 	/** A Chat turn is reserved or running: another @chopin message is refused. */
 	busy = false;
 	/** Sessions being prepared for a turn, which must not be ended as idle meanwhile. */
@@ -195,9 +196,10 @@ export class AttachedPlanner {
 		return turn;
 	}
 
-	/** Starts a session for a turn; rejects StartFailed when the client refuses or does not answer. */
-	startSession(mode: SessionMode): Promise<PlannerSession> {
-		return this.sessions.start(mode);
+	/** Starts a session for a turn, or forks one from `from` (session-forks); rejects StartFailed if refused or unanswered. */
+	startSession(mode: SessionMode, from?: ForkPoint): Promise<PlannerSession> {
+		if (from && !this.link.features.has("session-forks")) throw new Error("fork without session-forks");
+		return this.sessions.start(mode, from);
 	}
 
 	/** A message after attached. */

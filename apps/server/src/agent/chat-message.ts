@@ -3,6 +3,7 @@
 // works handed to its running turn; otherwise a new turn on the reserved Planner, or the spec's refusal.
 
 import { attachmentsRefused, type NewAttachment } from "../chat/attachments";
+import { ChatError } from "../chat/errors";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import { accessDeps, actingAuthorization } from "./access";
@@ -21,14 +22,19 @@ export async function handleChatMessage(
 		body: string;
 		command?: MessageCommand;
 		attachments?: readonly NewAttachment[];
+		/** The thread the message is posted in (docs/chat.md, Threads). */
+		thread?: string;
 	},
 ): Promise<PlannerMessageResult> {
 	const { chat } = r.deps.domain;
 	const files = input.attachments ?? [];
 	// Wrong files are refused before anything else is decided (the Planner is not reserved for them).
 	chat.checkAttachments(files);
+	// A thread's root is checked before anything else too: a message is never posted to a thread that cannot be.
+	const thread = input.thread === undefined ? undefined : await chat.threadRoot(input.documentId, input.thread);
 	if (input.command) {
 		if (files.length > 0) throw attachmentsRefused(wording.attachmentsWithCommand());
+		if (thread) throw threadCommandRefused();
 		return runCommandMessage(r, { ...input, command: input.command });
 	}
 	if (!mentionsPlanner(input.body)) {
@@ -36,13 +42,17 @@ export async function handleChatMessage(
 			author: input.author,
 			body: input.body,
 			attachments: files,
+			...(thread && { threadRoot: thread.id }),
 		});
 		return { status: "sent", message: posted.message, turn: false };
 	}
 	const working = r.attached(input.documentId);
 	// A stale link (its owner's sign-in ended unnoticed) is not steered: reservePlanner closes it and refuses.
+	// Only a message of the running turn's own thread (or of the main Chat, for a main turn) is steered into it;
+	// any other is refused as busy.
 	if (
 		working?.busy &&
+		working.chatTurn?.thread === thread?.id &&
 		working.link.features.has("steer-turn") &&
 		actingAuthorization(accessDeps(r.deps), working.owner)
 	) {
@@ -57,7 +67,12 @@ export async function handleChatMessage(
 	let message: MessageView;
 	try {
 		message = (
-			await chat.post(input.documentId, { author: input.author, body: input.body, attachments: files })
+			await chat.post(input.documentId, {
+				author: input.author,
+				body: input.body,
+				attachments: files,
+				...(thread && { threadRoot: thread.id }),
+			})
 		).message;
 	} catch (error) {
 		planner.idle();
@@ -69,6 +84,7 @@ export async function handleChatMessage(
 		before: message.seq,
 		prompt: `@${input.author}: ${message.body}`,
 		message: message.id,
+		...(thread && { thread }),
 	});
 	return { status: "sent", message, turn: true };
 }
@@ -80,12 +96,16 @@ export async function handleChatMessage(
 async function steer(
 	r: ReserveDeps,
 	planner: AttachedPlanner,
-	input: { documentId: string; author: string; body: string },
+	input: { documentId: string; author: string; body: string; thread?: string },
 ): Promise<PlannerMessageResult> {
-	const turn = planner.chatTurn;
+	const turn = planner.chatTurn?.turn;
 	if (!turn?.running) return { status: "refused", code: "planner-busy", message: wording.steerNoTurn() };
 	const { chat } = r.deps.domain;
-	const { message } = await chat.post(input.documentId, { author: input.author, body: input.body });
+	const { message } = await chat.post(input.documentId, {
+		author: input.author,
+		body: input.body,
+		...(input.thread !== undefined && { threadRoot: input.thread }),
+	});
 	if (turn.running) planner.steers.send(turn, input.author, `@${input.author}: ${message.body}`);
 	else {
 		await chat.postNotice(input.documentId, wording.steerEnded(input.author)).catch((error: unknown) => {
@@ -93,4 +113,13 @@ async function steer(
 		});
 	}
 	return { status: "sent", message, turn: false, steered: true };
+}
+
+function threadCommandRefused(): ChatError {
+	return new ChatError(
+		"command-in-thread",
+		"A command runs on the main Chat, not in a thread.",
+		"Send the command from the main Chat's composer.",
+		409,
+	);
 }

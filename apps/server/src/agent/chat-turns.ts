@@ -2,12 +2,14 @@
 // its turn only while it holds runs or questions), the prompt `@login: text`, instructions with the bounded
 // transcript, and the reply streamed live into Chat. An interrupted turn is never replayed.
 
+import type { MessageView } from "../chat/message-view";
 import type { ReplyService } from "../chat/replies";
 import type { StoredImage } from "../images/service";
 import type { Logger } from "../log";
 import type { AttachedPlanner } from "./attached";
-import { plannerInstructions } from "./instructions";
+import { recordForkPoint } from "./fork-points";
 import { StartFailed } from "./sessions";
+import { openTurnSession, type TurnSession } from "./turn-session";
 import type { ToolFinished, ToolStarted, TurnOutcome, TurnSink } from "./turns";
 import { wording } from "./wording";
 
@@ -112,6 +114,8 @@ export interface ChatTurn {
 	message?: string;
 	/** It runs message again after its earlier reply failed (Retry). */
 	retry?: boolean;
+	/** The thread's root when the message is in a thread: the reply goes there, the session forks (session-forks). */
+	thread?: MessageView;
 }
 
 /** How a Chat turn ended: its reply's id once it had one, and the turn's outcome (failed when it never ran). */
@@ -130,7 +134,10 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 	const documentId = planner.document.id;
 	let sink: ChatReplySink | undefined;
 	try {
-		const reply = await domain.chat.replies.start(documentId, { replyTo: chatTurn.replyTo });
+		const reply = await domain.chat.replies.start(documentId, {
+			replyTo: chatTurn.replyTo,
+			...(chatTurn.thread && { threadRoot: chatTurn.thread.id }),
+		});
 		const replies = new ChatReplySink(domain.chat.replies, reply.id, log);
 		sink = replies;
 		const ended = async (): Promise<ChatTurnEnd> => {
@@ -147,18 +154,18 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 		// Access is checked before the session starts and again before its turn.
 		const before = await planner.guard();
 		if (!before.ok) return await failed(before.message);
-		let session: Awaited<ReturnType<typeof planner.startSession>>;
+		let opened: TurnSession;
 		try {
-			session = await planner.startSession("planner");
+			opened = await openTurnSession(planner, chatTurn);
 		} catch (error) {
 			if (error instanceof StartFailed) return await failed(error.message);
 			throw error;
 		}
+		const { session } = opened;
 		planner.claim(session);
 		try {
 			const again = await planner.guard();
 			if (!again.ok) return await failed(again.message);
-			const context = await domain.chat.chatContext(documentId, { before: chatTurn.before });
 			// A person's model and level, checked against the catalog as the turn starts (capability-catalog).
 			const choice = await planner.composer?.forTurn(documentId);
 			// The person's files, read again for every turn of the message (a Retry sends the same ones).
@@ -167,7 +174,7 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 				session,
 				{
 					prompt: chatTurn.prompt,
-					instructions: plannerInstructions(planner.document, context.transcript),
+					instructions: opened.instructions,
 					...(chatTurn.message !== undefined && { message: chatTurn.message }),
 					...(chatTurn.retry && { retry: true }),
 					...(choice && { choice: { model: choice.model, thinkingLevel: choice.thinkingLevel } }),
@@ -176,8 +183,17 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 				replies,
 			);
 			// A person's @chopin message while it runs is steered into it (steer-turn).
-			if (turn.running) planner.chatTurn = turn;
-			await turn.done;
+			if (turn.running) planner.chatTurn = { turn, thread: chatTurn.thread?.id };
+			const outcome = await turn.done;
+			// What a thread on this message (or a later message of its thread) forks from (session-forks).
+			if (outcome.status === "finished" && chatTurn.message) {
+				await recordForkPoint(
+					planner.deps.store,
+					chatTurn.message,
+					{ session: session.id, turn: turn.id },
+					planner.deps.clock.now(),
+				).catch((error: unknown) => log.error("fork point not recorded", { error, document: documentId }));
+			}
 		} finally {
 			planner.chatTurn = undefined;
 			planner.release(session);

@@ -1,5 +1,6 @@
 // The instructions of a Planner turn: the Planner's system prompt for this document, then the bounded Chat
-// transcript a fresh session starts from (hosted-agent.md, Chat context), each line in its author's voice.
+// transcript a fresh session starts from (hosted-agent.md, Chat context), each line in its author's voice; in a
+// forked thread session (session-forks), what the thread gained since the fork point instead.
 import type { ContextPart } from "../chat/context";
 
 export interface InstructedDocument {
@@ -22,14 +23,33 @@ To ask the people a question (a choice, a confirmation, a piece of text), ask it
 
 Reply in Chat in plain Markdown, briefly. Read the document with read_plan before changing it: never rely on an old copy.`;
 
-/** The instructions of a turn that starts a session: the system prompt and the transcript so far. */
-export function plannerInstructions(doc: InstructedDocument, transcript: ContextPart): string {
-	const lines = [
-		ROLE,
-		"",
-		`The document is "${doc.title}" (${doc.url}), in the GitHub repository ${doc.repository}.`,
-		"",
-	];
+/** The thread a turn answers in: its root as the model reads it (`@login: text`). */
+export interface InstructedThread {
+	rootLine: string;
+}
+
+function opening(doc: InstructedDocument): string[] {
+	return [ROLE, "", `The document is "${doc.title}" (${doc.url}), in the GitHub repository ${doc.repository}.`, ""];
+}
+
+/**
+ * The instructions of a turn that starts a session: the system prompt and the transcript so far. In a thread, the
+ * transcript is the main Chat up to the thread's root (and the reply to it), then the thread.
+ */
+export function plannerInstructions(
+	doc: InstructedDocument,
+	transcript: ContextPart,
+	thread?: InstructedThread,
+): string {
+	const lines = opening(doc);
+	if (thread) {
+		lines.push(
+			"You answer in a thread of the Chat, on this message:",
+			thread.rootLine,
+			"What follows is the Chat up to that message, then the thread.",
+			"",
+		);
+	}
 	if (transcript.entries.length === 0) {
 		lines.push("The Chat has no earlier messages.");
 	} else {
@@ -42,5 +62,30 @@ export function plannerInstructions(doc: InstructedDocument, transcript: Context
 		);
 	}
 	lines.push("", "The person's message you answer now is this turn's prompt.");
+	return lines.join("\n");
+}
+
+/**
+ * The instructions of a turn in a forked session (session-forks): the conversation up to the fork point is the
+ * session's own, so only what people wrote in the thread since the Planner last answered there is given.
+ */
+export function forkedInstructions(
+	doc: InstructedDocument,
+	thread: InstructedThread,
+	backscroll: ContextPart,
+): string {
+	const lines = opening(doc);
+	lines.push("You answer in a thread of the Chat, on this message:", thread.rootLine, "");
+	if (backscroll.entries.length > 0) {
+		lines.push(
+			backscroll.omitted > 0
+				? `Written in the thread since you last answered there (the ${backscroll.entries.length} latest; ${backscroll.omitted} older ones are left out):`
+				: "Written in the thread since you last answered there:",
+			"",
+			...backscroll.entries.map((entry) => entry.line),
+			"",
+		);
+	}
+	lines.push("The person's message you answer now is this turn's prompt.");
 	return lines.join("\n");
 }

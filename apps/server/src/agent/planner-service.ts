@@ -102,6 +102,8 @@ export interface PlannerService {
 		command?: MessageCommand;
 		/** Files sent with it (attachments): checked and kept with the message, carried by its turn. */
 		attachments?: readonly NewAttachment[];
+		/** Posted in the thread on this top-level message (docs/chat.md, Threads). */
+		thread?: string;
 	}): Promise<PlannerMessageResult>;
 	/**
 	 * Retry on a failed reply: its sender only (ChatError retry-forbidden otherwise); the failed attempt leaves

@@ -47,6 +47,7 @@ export const SUPPORTED_FEATURES: ReadonlySet<Feature> = new Set<Feature>([
 	"retry-turn",
 	"capability-catalog",
 	"attachments",
+	"session-forks",
 ]);
 
 export class Planner implements PlannerService {
@@ -171,6 +172,7 @@ export class Planner implements PlannerService {
 		body: string;
 		command?: MessageCommand;
 		attachments?: readonly NewAttachment[];
+		thread?: string;
 	}): Promise<PlannerMessageResult> {
 		return handleChatMessage(this.#reserve, input);
 	}

@@ -4,6 +4,7 @@
 import { ChatError } from "../chat/errors";
 import type { MessageView } from "../chat/message-view";
 import { runChatTurn } from "./chat-turns";
+import { forgetForkPoint } from "./fork-points";
 import { type Refusal, type ReserveDeps, reservePlanner } from "./reserve";
 import { wording } from "./wording";
 
@@ -31,9 +32,13 @@ export async function retryReply(r: ReserveDeps, input: RetryInput): Promise<Ret
 	const reserved = await reservePlanner(r, input.documentId, input.by);
 	if (!reserved.ok) return reserved.refusal;
 	const { planner } = reserved;
+	let thread: MessageView | undefined;
 	try {
 		// Checked again now that the Planner is ours: a second press meanwhile has already taken it out.
 		await retriable(r, input);
+		if (message.threadRoot) thread = await chat.threadRoot(input.documentId, message.threadRoot);
+		// A thread forked later from this message branches from the retried turn, never the failed one.
+		await forgetForkPoint(r.deps.store, message.id);
 		await chat.replies.remove(input.replyId);
 	} catch (error) {
 		planner.idle();
@@ -45,6 +50,7 @@ export async function retryReply(r: ReserveDeps, input: RetryInput): Promise<Ret
 		prompt: `@${message.authorLogin}: ${message.body}`,
 		message: message.id,
 		retry: true,
+		...(thread && { thread }),
 	});
 	return { status: "sent", message };
 }

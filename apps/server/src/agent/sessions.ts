@@ -1,4 +1,4 @@
-// A link's sessions: start answered with started or start-failed within 10 seconds (else destroy), the turns
+// A link's sessions: start (or fork) answered with started or start-failed within 10 seconds (else destroy), the turns
 // each one runs, and destroy. Messages for a session that has ended are ignored (spec: Client to server).
 import type { Clock, Timer } from "@chopin/agent-link/clock";
 import { ANSWER_WITHIN_MS } from "./deps";
@@ -28,9 +28,12 @@ export class PlannerSession {
 
 export interface SessionHost {
 	readonly clock: Clock;
-	/** Sends start or destroy; false when the link is closed. */
+	/** Sends start, fork or destroy; false when the link is closed. */
 	send(
-		message: { type: "start"; session: string; mode: SessionMode } | { type: "destroy"; session: string },
+		message:
+			| { type: "start"; session: string; mode: SessionMode }
+			| { type: "fork"; session: string; mode: "planner"; from: { session: string; turn?: string } }
+			| { type: "destroy"; session: string },
 	): boolean;
 	/** A session ended (its questions are withdrawn, its live runs stopped, its turn failed). */
 	sessionEnded(session: PlannerSession, notify: boolean): void;
@@ -62,8 +65,11 @@ export class SessionTable {
 		return [...this.#sessions.values()].filter((s) => s.live);
 	}
 
-	/** Sends start and resolves once started; rejects StartFailed on start-failed or 10 s of silence (the session is destroyed). */
-	start(mode: SessionMode): Promise<PlannerSession> {
+	/**
+	 * Sends start, or with `from` fork (session-forks: a planner session branched from that session and turn), and
+	 * resolves once started; rejects StartFailed on start-failed or 10 s of silence (the session is destroyed).
+	 */
+	start(mode: SessionMode, from?: { session: string; turn: string }): Promise<PlannerSession> {
 		const session = new PlannerSession(`s-${crypto.randomUUID()}`, mode);
 		this.#sessions.set(session.id, session);
 		return new Promise((resolve, reject) => {
@@ -77,7 +83,10 @@ export class SessionTable {
 				resolve: () => resolve(session),
 				reject,
 			});
-			if (!this.host.send({ type: "start", session: session.id, mode })) {
+			const sent = from
+				? this.host.send({ type: "fork", session: session.id, mode: "planner", from })
+				: this.host.send({ type: "start", session: session.id, mode });
+			if (!sent) {
 				this.#startEnded(session.id, new StartFailed(wording.turnClosed()));
 			}
 		});

@@ -42,6 +42,11 @@ export interface ChatContext {
 export interface ChatContextOptions {
 	/** Only messages before this seq: the turn's own message, which is its prompt, is left out. */
 	before?: number;
+	/**
+	 * A turn in a thread (docs/chat.md, Threads): the backscroll is the thread's, and the transcript is the main
+	 * Chat up to the thread's root (with the Planner's reply to it), then the thread. Without it, the main Chat only.
+	 */
+	thread?: { root: string; rootSeq: number };
 }
 
 function entryOf(row: MessageRow): ContextEntry {
@@ -88,30 +93,38 @@ export async function chatContext(
 	options: ChatContextOptions = {},
 ): Promise<ChatContext> {
 	const before = options.before ?? Number.MAX_SAFE_INTEGER;
+	const { thread } = options;
+	// Where the backscroll and the Planner's last turn are looked for: the main Chat, or the thread.
+	const place = thread ? db.sql`thread_root = ${thread.root}` : db.sql`thread_root IS NULL`;
+	// What a new session reads: the main Chat, or the main Chat up to the root, its reply, and the thread.
+	const seen = thread
+		? db.sql`((thread_root IS NULL AND (seq <= ${thread.rootSeq} OR reply_to = ${thread.root}))
+			OR thread_root = ${thread.root})`
+		: db.sql`thread_root IS NULL`;
 	const last = await db.one(
 		db.sql`SELECT max(seq) AS seq FROM chat_messages
-			WHERE document_id = ${documentId} AND role = 'planner' AND status = 'done' AND seq < ${before}`,
+			WHERE document_id = ${documentId} AND ${place} AND role = 'planner' AND status = 'done' AND seq < ${before}`,
 	);
 	const since = Number(last?.seq ?? 0);
 	// One after another: db may be a transaction, which runs one statement at a time.
 	const backscrollRows = await db.many(
-		db.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND role = 'person'
+		db.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND ${place} AND role = 'person'
 				AND seq > ${since} AND seq < ${before} ORDER BY seq DESC LIMIT ${BACKSCROLL_MAX_ENTRIES}`,
 		messageRow,
 	);
 	const backscrollTotal = await db.one(
-		db.sql`SELECT count(*) AS n FROM chat_messages WHERE document_id = ${documentId} AND role = 'person'
-			AND seq > ${since} AND seq < ${before}`,
+		db.sql`SELECT count(*) AS n FROM chat_messages WHERE document_id = ${documentId} AND ${place}
+			AND role = 'person' AND seq > ${since} AND seq < ${before}`,
 	);
 	const transcriptRows = await db.many(
-		db.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND seq < ${before}
+		db.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND ${seen} AND seq < ${before}
 				AND (role = 'person' OR (role = 'planner' AND status = 'done'))
 				ORDER BY seq DESC LIMIT ${TRANSCRIPT_MAX_ENTRIES}`,
 		messageRow,
 	);
 	const transcriptTotal = await db.one(
-		db.sql`SELECT count(*) AS n FROM chat_messages WHERE document_id = ${documentId} AND seq < ${before}
-			AND (role = 'person' OR (role = 'planner' AND status = 'done'))`,
+		db.sql`SELECT count(*) AS n FROM chat_messages WHERE document_id = ${documentId} AND ${seen}
+			AND seq < ${before} AND (role = 'person' OR (role = 'planner' AND status = 'done'))`,
 	);
 	return {
 		backscroll: fit(

@@ -21,7 +21,9 @@ export type ChatErrorCode =
 	| "attachment-unreadable"
 	| "attachment-unsupported"
 	| "attachment-not-found"
-	| "attachments-not-taken";
+	| "attachments-not-taken"
+	| "thread-root-invalid"
+	| "command-in-thread";
 
 export class ChatError extends DomainError {
 	override readonly name = "ChatError";

@@ -26,6 +26,7 @@ export const messageRow = z.object({
 	body: z.string(),
 	status: z.enum(MESSAGE_STATUSES),
 	reply_to: z.string().nullable(),
+	thread_root: z.string().nullable(),
 	error: z.string().nullable(),
 	images: dbJson(z.array(chatImageSchema)),
 	refused_images: dbJson(z.array(refusedImageSchema)),
@@ -68,6 +69,7 @@ export function toMessageView(
 	row: MessageRow,
 	tools: ToolRow[] = [],
 	attachments: MessageView["attachments"] = [],
+	threadReplies = 0,
 ): MessageView {
 	return {
 		id: row.id,
@@ -79,6 +81,8 @@ export function toMessageView(
 		status: row.status,
 		...(row.error !== null && { error: row.error }),
 		replyTo: row.reply_to,
+		...(row.thread_root !== null && { threadRoot: row.thread_root }),
+		...(threadReplies > 0 && { threadReplies }),
 		tools,
 		images: row.images,
 		...(attachments.length > 0 && { attachments }),
@@ -107,7 +111,25 @@ export async function messageViews(db: Db, rows: readonly MessageRow[]): Promise
 		.filter((r) => r.role === "person")
 		.map((r) => ({ id: r.id, documentId: r.document_id }));
 	const files = await attachmentInfos(db, people);
-	return rows.map((row) => toMessageView(row, byMessage.get(row.id) ?? [], files.get(row.id)));
+	const threads = await threadCounts(
+		db,
+		rows.filter((r) => r.thread_root === null).map((r) => r.id),
+	);
+	return rows.map((row) =>
+		toMessageView(row, byMessage.get(row.id) ?? [], files.get(row.id), threads.get(row.id)),
+	);
+}
+
+/** How many messages each of these top-level messages' threads holds (absent: none). */
+async function threadCounts(db: Db, roots: readonly string[]): Promise<Map<string, number>> {
+	const counts = new Map<string, number>();
+	if (roots.length === 0) return counts;
+	const rows = await db.many(
+		db.sql`SELECT thread_root, count(*) AS n FROM chat_messages WHERE thread_root IN ${db.sql(roots)}
+			GROUP BY thread_root`,
+	);
+	for (const row of rows) counts.set(String(row.thread_root), Number(row.n));
+	return counts;
 }
 
 export async function findMessageRow(db: Db, id: string): Promise<MessageRow | undefined> {
@@ -122,6 +144,8 @@ export interface NewMessage {
 	body: string;
 	status: MessageRow["status"];
 	replyTo: string | null;
+	/** The thread's root when the message is in a thread. */
+	threadRoot?: string | null;
 	now: number;
 	/** A person's files, written in the same transaction as the message. */
 	attachments?: readonly CheckedAttachment[];
@@ -149,6 +173,7 @@ export async function insertMessage(store: Store, message: NewMessage): Promise<
 					body: message.body,
 					status: message.status,
 					reply_to: message.replyTo,
+					thread_root: message.threadRoot ?? null,
 					created_at: message.now,
 					updated_at: message.now,
 				})}`;

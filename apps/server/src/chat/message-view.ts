@@ -65,6 +65,10 @@ export const messageViewSchema = z.strictObject({
 	error: z.string().optional(),
 	/** The person's message a Planner reply answers. */
 	replyTo: z.string().nullable(),
+	/** Present on a message of a thread: the top-level message the thread hangs off (docs/chat.md, Threads). */
+	threadRoot: z.string().optional(),
+	/** Present on a top-level message with a thread: how many messages the thread holds. */
+	threadReplies: z.int().positive().optional(),
 	tools: z.array(toolRowSchema),
 	images: z.array(chatImageSchema),
 	/** A person's files, in the order sent; present only when the message has some. */

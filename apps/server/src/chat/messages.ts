@@ -20,6 +20,7 @@ export { mentionsPlanner };
 import { findMessageRow, insertMessage, messageRow, messageViews, type NewMessage } from "./message-rows";
 import type { MessageView } from "./message-view";
 import { ReplyService } from "./replies";
+import { publishThreadRoot, threadRootRow } from "./threads";
 
 /** A person's message is at most this many characters (code points): a long paste, not a document. */
 export const MAX_MESSAGE_CHARS = 20_000;
@@ -64,20 +65,28 @@ export class ChatService {
 	 */
 	async post(
 		documentId: string,
-		input: { author: string; body: string; attachments?: readonly NewAttachment[] },
+		input: { author: string; body: string; attachments?: readonly NewAttachment[]; threadRoot?: string },
 	): Promise<PostedMessage> {
 		if (!LOGIN_PATTERN.test(input.author)) {
 			throw new ChatError("invalid-login", `${JSON.stringify(input.author.slice(0, 60))} is not a login.`);
 		}
 		const body = checkBody(input.body, MAX_MESSAGE_CHARS);
 		const attachments = this.checkAttachments(input.attachments ?? []);
+		if (input.threadRoot !== undefined) await this.threadRoot(documentId, input.threadRoot);
 		const message = await this.#insert(documentId, {
 			role: "person",
 			authorLogin: input.author,
 			body,
 			...(attachments.length > 0 && { attachments }),
+			...(input.threadRoot !== undefined && { threadRoot: input.threadRoot }),
 		});
 		return { message, mentionsPlanner: mentionsPlanner(body) };
+	}
+
+	/** A thread's root, checked (in this document, top-level, not a notice); a ChatError otherwise. */
+	async threadRoot(documentId: string, rootId: string): Promise<MessageView> {
+		const row = await threadRootRow(this.deps.store, documentId, rootId);
+		return (await messageViews(this.deps.store, [row]))[0]!;
 	}
 
 	/** Appends a notice from Chopin itself (a Planner disconnected, a Stop not confirmed, ...); archived documents take them too. */
@@ -123,9 +132,12 @@ export class ChatService {
 
 	/**
 	 * The latest `limit` messages (default 50, at most 200) before seq `before` (default: the newest),
-	 * oldest first. A reply this process is streaming shows every delta published so far.
+	 * oldest first: of the main Chat, or with `thread` of that message's thread. A reply this process is streaming shows every delta published so far.
 	 */
-	async list(documentId: string, options: { before?: number; limit?: number } = {}): Promise<MessagePage> {
+	async list(
+		documentId: string,
+		options: { before?: number; limit?: number; thread?: string } = {},
+	): Promise<MessagePage> {
 		const limit = options.limit ?? DEFAULT_PAGE;
 		if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) {
 			throw new ChatError("invalid-page", `limit must be a whole number from 1 to ${MAX_PAGE}.`);
@@ -135,9 +147,14 @@ export class ChatService {
 			throw new ChatError("invalid-page", "before must be a message's seq, a whole number from 1.");
 		}
 		const { store } = this.deps;
+		// The main Chat, or one thread's messages (its root is on the main Chat's pages).
+		if (options.thread !== undefined) await threadRootRow(store, documentId, options.thread);
 		const rows = await store.many(
-			store.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND seq < ${before}
-				ORDER BY seq DESC LIMIT ${limit + 1}`,
+			options.thread === undefined
+				? store.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND thread_root IS NULL
+					AND seq < ${before} ORDER BY seq DESC LIMIT ${limit + 1}`
+				: store.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId}
+					AND thread_root = ${options.thread} AND seq < ${before} ORDER BY seq DESC LIMIT ${limit + 1}`,
 			messageRow,
 		);
 		const page = rows.slice(0, limit).reverse();
@@ -157,6 +174,7 @@ export class ChatService {
 			authorLogin: string | null;
 			body: string;
 			attachments?: NewMessage["attachments"];
+			threadRoot?: string;
 		},
 	): Promise<MessageView> {
 		const row = await insertMessage(this.deps.store, {
@@ -169,6 +187,7 @@ export class ChatService {
 		});
 		const message = (await messageViews(this.deps.store, [row]))[0]!;
 		this.deps.hub.publish(documentId, { type: "message.created", documentId, message });
+		if (fields.threadRoot !== undefined) await publishThreadRoot(this.deps, fields.threadRoot);
 		return message;
 	}
 

@@ -6,6 +6,7 @@ import type { DomainDeps } from "../domain-deps";
 import { randomId } from "../ids";
 import type { DocumentImageService, StoredImage } from "../images/service";
 import { ChatError } from "./errors";
+import { publishThreadRoot } from "./threads";
 import { maskCredentials } from "./masking";
 import { findMessageRow, insertMessage, messageViews } from "./message-rows";
 import type { ChatImage, MessageView } from "./message-view";
@@ -74,7 +75,7 @@ export class ReplyService {
 	) {}
 
 	/** Creates the Planner's reply in `streaming` status, answering replyTo when a person's message began the turn. */
-	async start(documentId: string, options: { replyTo?: string } = {}): Promise<MessageView> {
+	async start(documentId: string, options: { replyTo?: string; threadRoot?: string } = {}): Promise<MessageView> {
 		const row = await insertMessage(this.deps.store, {
 			id: randomId(),
 			documentId,
@@ -83,11 +84,13 @@ export class ReplyService {
 			body: "",
 			status: "streaming",
 			replyTo: options.replyTo ?? null,
+			threadRoot: options.threadRoot ?? null,
 			now: this.deps.clock.now(),
 		});
 		this.#streams.set(row.id, { documentId, body: "", pending: "", closed: false, lastWrite: 0 });
 		const [view] = await messageViews(this.deps.store, [row]);
 		this.deps.hub.publish(documentId, { type: "message.created", documentId, message: view! });
+		if (row.thread_root !== null) await publishThreadRoot(this.deps, row.thread_root);
 		return view!;
 	}
 
@@ -255,6 +258,7 @@ export class ReplyService {
 			documentId: row.document_id,
 			messageId,
 		});
+		if (row.thread_root !== null) await publishThreadRoot(this.deps, row.thread_root);
 	}
 
 	/**

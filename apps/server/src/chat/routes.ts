@@ -1,4 +1,4 @@
-// Chat over HTTP: a document's messages, paged, and a member's new message; an @chopin one goes to the
+// Chat over HTTP: a document's messages (the main Chat or one thread), paged, and a member's new message; an @chopin one goes to the
 // document's Planner, which stores it only when it takes it (a refusal leaves nothing behind).
 import { z } from "zod";
 import type { AppContext } from "../context";
@@ -17,6 +17,8 @@ const postSchema = z.strictObject({
 	body: z.string(),
 	command: z.strictObject({ name: z.string(), kind: z.string() }).optional(),
 	attachments: z.array(z.strictObject({ name: z.string(), data: z.string() })).optional(),
+	/** Posts the message in the thread on this top-level message (docs/chat.md, Threads). */
+	thread: z.string().optional(),
 });
 
 /** A query parameter as a whole number, or a 400 naming it. */
@@ -58,16 +60,18 @@ export function registerChatRoutes(router: Router, ctx: AppContext): void {
 
 	router.get("/api/documents/:id/messages", async ({ req, params, url }) => {
 		const { document } = await documentAccess(ctx, req, params.id!, "read");
+		const thread = url.searchParams.get("thread");
 		const page = await chat.list(document.id, {
 			before: intParam(url, "before"),
 			limit: intParam(url, "limit"),
+			...(thread !== null && { thread }),
 		});
 		return jsonResponse(page);
 	});
 
 	router.post("/api/documents/:id/messages", async (c) => {
 		const { user, document } = await documentAccess(ctx, c.req, c.params.id!, "read");
-		const { body, command, attachments } = await c.json(postSchema);
+		const { body, command, attachments, thread } = await c.json(postSchema);
 		// handleMessage posts a message without a mention itself; one with @chopin only when the Planner takes it.
 		const reply = await ctx.planner.handleMessage({
 			documentId: document.id,
@@ -75,6 +79,7 @@ export function registerChatRoutes(router: Router, ctx: AppContext): void {
 			body,
 			...(command && { command }),
 			...(attachments && { attachments: decodeAttachments(attachments) }),
+			...(thread !== undefined && { thread }),
 		});
 		if (reply.status === "sent") return jsonResponse({ message: reply.message }, { status: 201 });
 		// Shown to the sender only: nothing was stored, and nothing is kept for a Planner that attaches later.

@@ -6,6 +6,7 @@ import { sql as builds } from "./0004_builds";
 import { sql as plannerLinkHolds } from "./0005_planner_link_holds";
 import { sql as modelChoices } from "./0006_model_choices";
 import { sql as chatAttachments } from "./0007_chat_attachments";
+import { sql as chatThreads } from "./0008_chat_threads";
 
 export interface Migration {
 	version: number;
@@ -22,6 +23,7 @@ export const MIGRATIONS: readonly Migration[] = defineMigrations({
 	"0005_planner_link_holds": plannerLinkHolds,
 	"0006_model_choices": modelChoices,
 	"0007_chat_attachments": chatAttachments,
+	"0008_chat_threads": chatThreads,
 });
 
 export function defineMigrations(files: Record<string, string>): Migration[] {

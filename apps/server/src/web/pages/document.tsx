@@ -152,8 +152,19 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 	// A Retry the server took: the failed attempt leaves at once (its message.deleted event follows).
 	const onRetried = (messageId: string) =>
 		setState((s) => (s ? applyEvent(s, { type: "message.deleted", documentId: id, messageId }) : s));
+	// Messages the page loaded besides its first page (a thread opened): kept with the rest, live events update them.
+	const onLoaded = (messages: MessageView[]) =>
+		setState((s) =>
+			s
+				? messages.reduce(
+						(next, message) => applyEvent(next, { type: "message.updated", documentId: id, message }),
+						s,
+					)
+				: s,
+		);
 	const onOlder = async () => {
-		const first = state.messages[0];
+		// The main Chat's oldest message is the cursor: a thread's messages are paged with their thread.
+		const first = state.messages.find((m) => !m.threadRoot);
 		if (!first) return;
 		const page = await api<{ messages: MessageView[]; more: boolean }>(
 			"GET",
@@ -223,6 +234,7 @@ export function DocumentPage(props: { me: Me; id: string }): ReactNode {
 					onPosted={onPosted}
 					onRetried={onRetried}
 					onOlder={onOlder}
+					onLoaded={onLoaded}
 				/>
 			</aside>
 		</div>
