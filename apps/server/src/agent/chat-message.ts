@@ -31,7 +31,8 @@ export async function handleChatMessage(
 	// Wrong files are refused before anything else is decided (the Planner is not reserved for them).
 	chat.checkAttachments(files);
 	// A thread's root is checked before anything else too: a message is never posted to a thread that cannot be.
-	const thread = input.thread === undefined ? undefined : await chat.threadRoot(input.documentId, input.thread);
+	const thread =
+		input.thread === undefined ? undefined : await chat.threadRoot(input.documentId, input.thread);
 	if (input.command) {
 		if (files.length > 0) throw attachmentsRefused(wording.attachmentsWithCommand());
 		if (thread) throw threadCommandRefused();

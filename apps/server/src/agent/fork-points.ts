@@ -14,7 +14,12 @@ export interface ForkPoint {
 const pointRow = z.object({ session: z.string(), turn: z.string() });
 
 /** Records (or replaces) the turn that answered a person's message. */
-export async function recordForkPoint(db: Db, messageId: string, point: ForkPoint, now: number): Promise<void> {
+export async function recordForkPoint(
+	db: Db,
+	messageId: string,
+	point: ForkPoint,
+	now: number,
+): Promise<void> {
 	await db.sql`DELETE FROM chat_fork_points WHERE message_id = ${messageId}`;
 	await db.sql`INSERT INTO chat_fork_points ${db.sql({
 		message_id: messageId,

@@ -29,7 +29,12 @@ export interface InstructedThread {
 }
 
 function opening(doc: InstructedDocument): string[] {
-	return [ROLE, "", `The document is "${doc.title}" (${doc.url}), in the GitHub repository ${doc.repository}.`, ""];
+	return [
+		ROLE,
+		"",
+		`The document is "${doc.title}" (${doc.url}), in the GitHub repository ${doc.repository}.`,
+		"",
+	];
 }
 
 /**

@@ -31,7 +31,10 @@ export async function openTurnSession(
 		if (from) {
 			try {
 				const session = await planner.startSession("planner", from);
-				return { session, instructions: forkedInstructions(planner.document, instructed, context.backscroll) };
+				return {
+					session,
+					instructions: forkedInstructions(planner.document, instructed, context.backscroll),
+				};
 			} catch (error) {
 				if (!(error instanceof StartFailed)) throw error;
 				// Such as a source session the client no longer holds: the thread starts afresh from its transcript.

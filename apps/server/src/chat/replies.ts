@@ -6,10 +6,10 @@ import type { DomainDeps } from "../domain-deps";
 import { randomId } from "../ids";
 import type { DocumentImageService, StoredImage } from "../images/service";
 import { ChatError } from "./errors";
-import { publishThreadRoot } from "./threads";
 import { maskCredentials } from "./masking";
 import { findMessageRow, insertMessage, messageViews } from "./message-rows";
 import type { ChatImage, MessageView } from "./message-view";
+import { publishThreadRoot } from "./threads";
 import { storeToolImages } from "./tool-image-store";
 import type { ResultState } from "./tool-results";
 import { shownToolInput, shownToolResult } from "./work-details";
@@ -75,7 +75,10 @@ export class ReplyService {
 	) {}
 
 	/** Creates the Planner's reply in `streaming` status, answering replyTo when a person's message began the turn. */
-	async start(documentId: string, options: { replyTo?: string; threadRoot?: string } = {}): Promise<MessageView> {
+	async start(
+		documentId: string,
+		options: { replyTo?: string; threadRoot?: string } = {},
+	): Promise<MessageView> {
 		const row = await insertMessage(this.deps.store, {
 			id: randomId(),
 			documentId,

@@ -34,5 +34,9 @@ export async function publishThreadRoot(deps: DomainDeps, rootId: string): Promi
 	const row = await findMessageRow(deps.store, rootId);
 	if (!row) return;
 	const [message] = await messageViews(deps.store, [row]);
-	deps.hub.publish(row.document_id, { type: "message.updated", documentId: row.document_id, message: message! });
+	deps.hub.publish(row.document_id, {
+		type: "message.updated",
+		documentId: row.document_id,
+		message: message!,
+	});
 }
