@@ -285,6 +285,18 @@ describe("release.yml", () => {
 	});
 });
 
+describe("docs/install.md", () => {
+	test("names the signature file, the identity and issuer the release signs with, and trusted publishing", () => {
+		const docs = readFileSync(join(ROOT, "docs", "install.md"), "utf8").replace(/\s+/g, " ");
+		expect(docs).toContain("cosign sign-blob --yes --bundle SHA256SUMS.sigstore.json SHA256SUMS");
+		expect(docs).toContain(IDENTITY.replace("$VERSION", "<version>"));
+		expect(docs).toContain(ISSUER);
+		expect(docs).toContain("npm 11.5.1");
+		expect(docs).not.toContain("NPM_TOKEN");
+		expect(docs).toContain("codesign --verify --strict");
+	});
+});
+
 describe("every workflow", () => {
 	test("is one of the four, and none names an npm token or any other secret", () => {
 		expect(FILES).toEqual(["build.yml", "ci.yml", "release.yml", "suite.yml"]);
