@@ -5,6 +5,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { lintPowerShell } from "../installers/testing/powershell-lint";
 import { PORTABLE_TESTS, portableTests } from "./portable-tests";
 import { TARGETS } from "./release/targets";
 import { run } from "./testing/compiled-cli";
@@ -189,9 +190,10 @@ describe("build.yml", () => {
 
 	test("runs install.ps1 under Windows PowerShell 5.1 and PowerShell 7, as a file and as irm | iex", () => {
 		const steps = build.jobs.verify!.steps!.filter((s) => s.run?.includes("install.ps1"));
-		expect(steps.map((s) => [s.shell, s.if])).toEqual([
-			["powershell", "runner.os == 'Windows'"],
-			["pwsh", "runner.os == 'Windows'"],
+		// Each step checks that its shell is the edition it names: Desktop is 5.1, Core is 7.
+		expect(steps.map((s) => [s.shell, s.if, s.env])).toEqual([
+			["powershell", "runner.os == 'Windows'", { EDITION: "Desktop" }],
+			["pwsh", "runner.os == 'Windows'", { EDITION: "Core" }],
 		]);
 		// One script, run by both shells.
 		expect(steps[0]!.run).toBe(steps[1]!.run!);
@@ -199,8 +201,18 @@ describe("build.yml", () => {
 		expect(body).toContain("scripts/release/serve-release.ts");
 		expect(body).toContain("& $shell -NoProfile -ExecutionPolicy Bypass -File release\\install.ps1");
 		expect(body).toContain('irm "$origin/install.ps1" | iex');
-		// ASCII only: Windows PowerShell 5.1 reads a script without a BOM in the ANSI code page.
-		expect(/^[\x20-\x7e\n]*$/.test(body)).toBe(true);
+		expect(body).toContain("if ($PSVersionTable.PSEdition -ne $env:EDITION) { throw");
+		// What would break in Windows PowerShell 5.1 (PowerShell 7-only operators, non-ASCII, typos in names).
+		const commands = [
+			"Get-Content",
+			"Get-Command",
+			"Join-Path",
+			"Out-String",
+			"Remove-Item",
+			"Start-Process",
+		];
+		commands.push("Start-Sleep", "Stop-Process", "Test-Path", "Write-Host", "irm", "iex");
+		expect(lintPowerShell(body, { commands })).toEqual([]);
 	});
 });
 
