@@ -83,14 +83,16 @@ export async function compileTarget(
  * Replaces the signature Bun leaves on a macOS binary with a fresh ad-hoc one. Bun appends the
  * program after linking, and recent macOS releases kill (SIGKILL at exec) binaries whose embedded
  * signature no longer matches; `codesign` exists only on macOS, which is where releases are built.
+ * Fails closed: any step that fails, the strict verify included, throws and the build stops.
+ * `codesign` is the program to run (a test passes one that fails).
  */
-export async function adHocSign(binary: string): Promise<void> {
+export async function adHocSign(binary: string, codesign = "codesign"): Promise<void> {
 	for (const args of [
 		["--remove-signature", binary],
 		["--force", "--sign", "-", binary],
-		["--verify", binary],
+		["--verify", "--strict", binary],
 	]) {
-		const child = Bun.spawn(["codesign", ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+		const child = Bun.spawn([codesign, ...args], { stdout: "pipe", stderr: "pipe", stdin: "ignore" });
 		const [stderr, code] = await Promise.all([new Response(child.stderr).text(), child.exited]);
 		if (code !== 0) throw new Error(`codesign ${args.join(" ")} failed (exit ${code}): ${stderr}`);
 	}
