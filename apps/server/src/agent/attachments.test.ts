@@ -179,4 +179,30 @@ describe("without attachments", () => {
 		const raw = socket.received.find((m) => m.type === "turn") as Record<string, unknown>;
 		expect(Object.keys(raw)).not.toContain("attachments");
 	});
+
+	test("a text file the frame's JSON would blow past 2 MiB is cut to fit, and the prompt says how much was shown", async () => {
+		const { f, socket, bob, documentId } = await attached("capability-catalog");
+		// 1,000,000 bytes are within the 1 MiB cap; a control character is six bytes once JSON escapes it.
+		const controls = "\u0001".repeat(1_000_000);
+		const res = await f.request(
+			"POST",
+			`/api/documents/${documentId}/messages`,
+			{ body: "@chopin read this", attachments: [{ name: "controls.txt", data: b64(controls) }] },
+			bob,
+		);
+		expect(res.status).toBe(201);
+		const start = await socket.nextOf("start");
+		socket.send({ type: "started", session: start.session });
+		const turn = await socket.nextOf("turn");
+		const shown = /only its first (\d+) bytes fit in this turn/.exec(turn.prompt);
+		expect(shown).not.toBeNull();
+		expect(Number(shown![1])).toBeGreaterThan(150_000);
+		expect(Number(shown![1])).toBeLessThan(1_000_000);
+		expect(
+			turn.prompt.startsWith('@bob: @chopin read this\n\n<file name="controls.txt">\n\u0001\u0001'),
+		).toBe(true);
+		expect(turn.prompt).toContain("[controls.txt is 1000000 bytes;");
+		await end(f, socket, documentId, turn, "finished");
+		expect((await f.chat(documentId)).at(-1)).toMatchObject({ role: "planner", status: "done" });
+	});
 });
