@@ -210,6 +210,34 @@ for (const store of runnableKinds()) {
 			expect(next.pending.filter((m) => m.type === "turn" || m.type === "start")).toEqual([]);
 		});
 
+		test("an answer given while no Planner is back survives another restart, and reaches the next Planner once", async () => {
+			const { f, login, doc, socket, answer, decisionId } = await asking(store, "github", {});
+			await f.server.restart();
+			expect((await socket.closed).code).toBe(1012);
+			await answer();
+			await f.until(
+				async () =>
+					(await f.ctx.store.many(f.ctx.store.sql`SELECT * FROM answer_follow_ups WHERE sent_at IS NULL`))
+						.length === 1,
+				"the answer kept for a follow-up",
+			);
+			await f.server.restart();
+			await f.signIn(login);
+			const { socket: next } = await f.attach(login, doc.id, RESUMABLE);
+			const start = await next.expect("start");
+			next.send({ type: "started", session: start.session });
+			const turn = await next.expect("turn");
+			expect(turn.prompt).toContain("Ship it?");
+			next.send({ type: "turn-end", session: start.session, turn: turn.turn, status: "finished" });
+			await f.until(() => f.ctx.planner.status(doc.id).state === "attached", "idle again");
+			await f.sync(next);
+			expect(next.pending.filter((m) => m.type === "turn" || m.type === "start")).toEqual([]);
+			const rows = await f.ctx.store.many(
+				f.ctx.store.sql`SELECT decision_id, sent_at FROM answer_follow_ups`,
+			);
+			expect(rows).toEqual([{ decision_id: decisionId, sent_at: expect.any(Number) }]);
+		});
+
 		test("a link that dropped before the stop is kept with no window: disconnected at once after the restart", async () => {
 			const { f, login, doc, socket, resumeSignedIn } = await asking(store);
 			socket.terminate();

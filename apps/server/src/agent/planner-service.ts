@@ -152,7 +152,7 @@ export interface PlannerService {
 	socketHandlers(): SocketHandlers<AgentSocketData>;
 	/**
 	 * Start-up: rebuilds the planner_link_holds rows the last process wrote as suspended holds (github mode;
-	 * under AUTH_MODE=local nothing is handed over).
+	 * under AUTH_MODE=local nothing is handed over), and reads the answers still waiting for a follow-up turn.
 	 */
 	restoreHolds(): Promise<void>;
 	/**

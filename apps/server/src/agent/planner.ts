@@ -485,8 +485,9 @@ export class Planner implements PlannerService {
 		this.#teardown(planner, { withdraw: !(cause.kind === "restarting" && this.#handover.enabled) });
 	}
 
-	restoreHolds(): Promise<void> {
-		return this.#handover.restoreAll();
+	async restoreHolds(): Promise<void> {
+		await this.#orphans.load();
+		await this.#handover.restoreAll();
 	}
 
 	#publish(documentId: string): void {

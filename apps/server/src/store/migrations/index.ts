@@ -7,6 +7,7 @@ import { sql as plannerLinkHolds } from "./0005_planner_link_holds";
 import { sql as modelChoices } from "./0006_model_choices";
 import { sql as chatAttachments } from "./0007_chat_attachments";
 import { sql as chatThreads } from "./0008_chat_threads";
+import { sql as answerFollowUps } from "./0009_answer_follow_ups";
 
 export interface Migration {
 	version: number;
@@ -24,6 +25,7 @@ export const MIGRATIONS: readonly Migration[] = defineMigrations({
 	"0006_model_choices": modelChoices,
 	"0007_chat_attachments": chatAttachments,
 	"0008_chat_threads": chatThreads,
+	"0009_answer_follow_ups": answerFollowUps,
 });
 
 export function defineMigrations(files: Record<string, string>): Migration[] {
