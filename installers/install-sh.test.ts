@@ -311,8 +311,23 @@ describe("install.sh", () => {
 		INSTALL_TIMEOUT_MS,
 	);
 
-	test("decides every URL of the table as install.ps1 does", async () => {
-		expect(await shDecisions(URL_CASES.map(([url]) => url))).toEqual(URL_CASES.map(([, allowed]) => allowed));
+	test("decides every URL of the table as install.ps1 does, in every sh here (dash, bash, busybox)", async () => {
+		const urls = URL_CASES.map(([url]) => url);
+		const expected = URL_CASES.map(([, allowed]) => allowed);
+		expect(await shDecisions(urls)).toEqual(expected);
+		// macOS's sh is bash; Alpine's is busybox. Pattern matching must not depend on the shell or its locale.
+		const shells = [["bash"], ["bash", "--posix"], ["busybox", "sh"]].filter(([program]) =>
+			Bun.which(program!),
+		);
+		for (const shell of shells) {
+			for (const locale of ["C", "C.UTF-8"]) {
+				expect({ shell, locale, decisions: await shDecisions(urls, shell, { LC_ALL: locale }) }).toEqual({
+					shell,
+					locale,
+					decisions: expected,
+				});
+			}
+		}
 	});
 
 	test(

@@ -74,14 +74,18 @@ export const URL_CASES: readonly (readonly [string, boolean])[] = [
 	["", false],
 ];
 
-/** install.sh's url_allowed (the script's own text, less its last line, sourced by /bin/sh) on each URL. */
-export async function shDecisions(urls: readonly string[]): Promise<boolean[]> {
+/** install.sh's url_allowed (the script's own text, less its last line, run by `shell`: /bin/sh unless given) on each URL. */
+export async function shDecisions(
+	urls: readonly string[],
+	shell: readonly string[] = ["/bin/sh"],
+	env: Record<string, string> = {},
+): Promise<boolean[]> {
 	const text = readFileSync(INSTALL_SH, "utf8").trimEnd();
 	const lastLine = text.lastIndexOf("\n");
 	if (text.slice(lastLine + 1) !== 'main "$@"') throw new Error('install.sh no longer ends with main "$@"');
 	const script = `${text.slice(0, lastLine)}\nfor u in "$@"; do if url_allowed "$u"; then echo 1; else echo 0; fi; done\n`;
-	const result = await run(["/bin/sh", "-c", script, "sh", ...urls], {
-		env: { PATH: process.env.PATH ?? "" },
+	const result = await run([...shell, "-c", script, "sh", ...urls], {
+		env: { PATH: process.env.PATH ?? "", ...env },
 	});
 	if (result.code !== 0) throw new Error(`sh failed: ${result.stderr}`);
 	const lines = result.stdout.trimEnd().split("\n");
