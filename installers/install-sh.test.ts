@@ -1,4 +1,5 @@
-// install.sh run by a real /bin/sh against a release host on loopback serving the compiled chopin.
+// install.sh run by a real /bin/sh against a release host on loopback serving the compiled chopin, without cosign
+// (install-sh-signature.test.ts has it on PATH).
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import {
 	chmodSync,
@@ -15,7 +16,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sha256File } from "../scripts/release/sha256";
 import { COMPILE_TIMEOUT_MS, type CompiledCli, compileCli, run } from "../scripts/testing/compiled-cli";
+import { IDENTITY, ISSUER, PATH_WITHOUT_COSIGN } from "./testing/cosign";
+import { documentedCodes } from "./testing/error-codes";
 import { type ReleaseServer, startReleaseServer } from "./testing/release-server";
+import { shDecisions, URL_CASES } from "./testing/url-rule";
 
 const SCRIPT = join(import.meta.dir, "install.sh");
 const REQUIRE_ALL = process.env.CHOPIN_TEST_REQUIRE_ALL === "1";
@@ -37,7 +41,7 @@ const dirs: string[] = [];
 afterEach(() => {
 	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 	releases.requests.length = 0;
-	releases.sumsOverride = undefined;
+	releases.files.clear();
 });
 function tempDir(): string {
 	const dir = mkdtempSync(join(tmpdir(), "chopin-install-sh-"));
@@ -45,9 +49,9 @@ function tempDir(): string {
 	return dir;
 }
 
-/** Runs install.sh with only the environment given (plus the machine's PATH unless one is given). */
+/** Runs install.sh with only the environment given (plus the machine's PATH, without cosign, unless one is given). */
 function install(env: Record<string, string>, options: { piped?: boolean } = {}) {
-	const full = { PATH: process.env.PATH ?? "", ...env };
+	const full = { PATH: PATH_WITHOUT_COSIGN, ...env };
 	// `curl ... | sh` hands the script over stdin; both ways must behave the same.
 	return options.piped
 		? run(["/bin/sh"], { env: full, stdin: readFileSync(SCRIPT, "utf8") })
@@ -70,6 +74,10 @@ describe("install.sh", () => {
 			expect(result.stderr).toContain(`chopin ${cli.version} installed at ${dir}/chopin`);
 			expect(result.stderr).toContain(`${dir} is not on your PATH`);
 			expect(result.stderr).toContain(`export PATH="${dir}:$PATH"`);
+			// No cosign here: one line says how to check the signature by hand.
+			expect(result.stderr).toContain(
+				`note: cosign is not installed, so the signature on SHA256SUMS was not checked (the SHA-256 was). To check it: gh attestation verify ${dir}/chopin --repo chopin-app/chopin, or cosign verify-blob --bundle SHA256SUMS.sigstore.json --certificate-identity ${IDENTITY}${cli.version} --certificate-oidc-issuer ${ISSUER} SHA256SUMS with both files from ${releases.origin}/releases/latest/download\n`,
+			);
 			// No version asked for: the latest release, in GitHub's layout.
 			expect(releases.requests).toEqual([
 				`/releases/latest/download/${cli.target.asset}`,
@@ -141,7 +149,7 @@ describe("install.sh", () => {
 			});
 			expect(result.code).toBe(1);
 			expect(result.stderr).toContain(
-				`chopin install: error: could not download ${releases.origin}/releases/download/v9.9.9/${cli.target.asset}.`,
+				`chopin install: error [download-failed]: could not download ${releases.origin}/releases/download/v9.9.9/${cli.target.asset}.`,
 			);
 			expect(() => readdirSync(dir)).toThrow();
 		},
@@ -157,14 +165,16 @@ describe("install.sh", () => {
 			const existing = join(dir, "chopin");
 			writeFileSync(existing, "#!/bin/sh\necho 0.0.1\n", { mode: 0o755 });
 			const before = statSync(existing);
-			releases.sumsOverride = `${"0".repeat(64)}  ${cli.target.asset}\n`;
+			releases.files.set("SHA256SUMS", `${"0".repeat(64)}  ${cli.target.asset}\n`);
 			const result = await install({
 				HOME: root,
 				CHOPIN_INSTALL_DIR: dir,
 				CHOPIN_DOWNLOAD_URL: releases.downloadUrl,
 			});
 			expect(result.code).toBe(1);
-			expect(result.stderr).toContain(`${cli.target.asset} does not match its SHA-256 in SHA256SUMS`);
+			expect(result.stderr).toContain(
+				`chopin install: error [checksum-mismatch]: ${cli.target.asset} does not match its SHA-256 in SHA256SUMS`,
+			);
 			expect(result.stderr).toContain("nothing was installed");
 			expect(readFileSync(existing, "utf8")).toBe("#!/bin/sh\necho 0.0.1\n");
 			const after = statSync(existing);
@@ -178,14 +188,17 @@ describe("install.sh", () => {
 		"SHA256SUMS without this machine's binary is refused",
 		async () => {
 			const root = tempDir();
-			releases.sumsOverride = `${"0".repeat(64)}  chopin-plan9-x64\n`;
+			releases.files.set("SHA256SUMS", `${"0".repeat(64)}  chopin-plan9-x64\n`);
 			const result = await install({
 				HOME: root,
 				CHOPIN_INSTALL_DIR: join(root, "bin"),
 				CHOPIN_DOWNLOAD_URL: releases.downloadUrl,
 			});
 			expect(result.code).toBe(1);
-			expect(result.stderr).toContain(`SHA256SUMS lists no ${cli.target.asset}.`);
+			expect(result.stderr).toContain(
+				`chopin install: error [checksum-missing]: ${releases.origin}/releases/latest/download/SHA256SUMS lists no ${cli.target.asset}.`,
+			);
+			expect(() => readdirSync(join(root, "bin"))).toThrow();
 		},
 		INSTALL_TIMEOUT_MS,
 	);
@@ -241,25 +254,81 @@ describe("install.sh", () => {
 	);
 
 	test(
-		"refuses plain http to anything but this machine, and bad versions, before downloading",
+		"refuses plain http to anything but this machine, the two URL tricks of issue 18 too, and bad versions, before downloading",
 		async () => {
 			const root = tempDir();
-			const insecure = await install({
-				HOME: root,
-				CHOPIN_INSTALL_DIR: join(root, "bin"),
-				CHOPIN_DOWNLOAD_URL: "http://downloads.example/v{version}",
-			});
-			expect(insecure.code).toBe(1);
-			expect(insecure.stderr).toContain(
-				"refusing to download from http://downloads.example/latest: use an https:// URL.",
-			);
+			for (const [base, url] of [
+				["http://downloads.example/v{version}", "http://downloads.example/latest"],
+				// Starts like this machine, is another host.
+				["http://127.0.0.1.nip.invalid/v{version}", "http://127.0.0.1.nip.invalid/latest"],
+				// Userinfo: curl would connect to evil.invalid.
+				["http://localhost:x@evil.invalid/v{version}", "http://localhost:x@evil.invalid/latest"],
+				// Even when the host after the @ is this machine's own release host.
+				[`http://localhost:x@${releases.origin.slice("http://".length)}/mirror`, undefined],
+			] as const) {
+				const refused = await install({
+					HOME: root,
+					CHOPIN_INSTALL_DIR: join(root, "bin"),
+					CHOPIN_DOWNLOAD_URL: base,
+				});
+				expect(refused.code).toBe(1);
+				expect(refused.stderr).toContain(
+					`chopin install: error [url-refused]: refusing to download from ${url ?? base}: only https:// URLs, or plain http:// to this machine (localhost, 127.x.x.x or [::1]), are allowed.\nchopin install: hint: Use an https:// URL in CHOPIN_DOWNLOAD_URL.\n`,
+				);
+			}
 			const bad = await install({ HOME: root, CHOPIN_VERSION: "1.2.3; rm -rf /" });
 			expect(bad.code).toBe(1);
-			expect(bad.stderr).toContain("is not a version");
+			expect(bad.stderr).toContain(
+				"chopin install: error [version-invalid]: CHOPIN_VERSION=1.2.3; rm -rf / is not a version.",
+			);
 			expect(releases.requests).toEqual([]);
+			expect(() => readdirSync(join(root, "bin"))).toThrow();
 		},
 		INSTALL_TIMEOUT_MS,
 	);
+
+	test(
+		"plain http to this machine by name, in capitals, with a port, and a relative CHOPIN_INSTALL_DIR made absolute",
+		async () => {
+			const root = tempDir();
+			const port = new URL(releases.origin).port;
+			const result = await run(["/bin/sh", SCRIPT], {
+				cwd: root,
+				env: {
+					PATH: PATH_WITHOUT_COSIGN,
+					HOME: root,
+					CHOPIN_INSTALL_DIR: "tools/bin",
+					CHOPIN_DOWNLOAD_URL: `HTTP://LocalHost:${port}/mirror`,
+				},
+			});
+			expect(result.stderr).toContain(
+				`note: CHOPIN_INSTALL_DIR=tools/bin is relative: installing into ${root}/tools/bin\n`,
+			);
+			expect(result.stderr).toContain(`installed at ${root}/tools/bin/chopin`);
+			expect(result.code).toBe(0);
+			expect(releases.requests).toEqual([`/mirror/${cli.target.asset}`, "/mirror/SHA256SUMS"]);
+		},
+		INSTALL_TIMEOUT_MS,
+	);
+
+	test("decides every URL of the table as install.ps1 does, in every sh here (dash, bash, busybox)", async () => {
+		const urls = URL_CASES.map(([url]) => url);
+		const expected = URL_CASES.map(([, allowed]) => allowed);
+		expect(await shDecisions(urls)).toEqual(expected);
+		// macOS's sh is bash; Alpine's is busybox. Pattern matching must not depend on the shell or its locale.
+		const shells = [["bash"], ["bash", "--posix"], ["busybox", "sh"]].filter(([program]) =>
+			Bun.which(program!),
+		);
+		for (const shell of shells) {
+			for (const locale of ["C", "C.UTF-8"]) {
+				expect({ shell, locale, decisions: await shDecisions(urls, shell, { LC_ALL: locale }) }).toEqual({
+					shell,
+					locale,
+					decisions: expected,
+				});
+			}
+		}
+	});
 
 	test(
 		"a download that does not run here is not installed",
@@ -280,7 +349,7 @@ describe("install.sh", () => {
 			});
 			expect(result.code).toBe(1);
 			expect(result.stderr).toContain(
-				"the downloaded chopin does not run on this system; nothing was installed.",
+				"chopin install: error [binary-does-not-run]: the downloaded chopin does not run on this system; nothing was installed.",
 			);
 			expect(() => readdirSync(dir)).toThrow();
 		},
@@ -343,6 +412,12 @@ describe("install.sh, statically", () => {
 		const result = await run([shellcheck!, "--shell=sh", "--severity=style", SCRIPT]);
 		expect(result.stdout + result.stderr).toBe("");
 		expect(result.code).toBe(0);
+	});
+
+	test("every error is a documented code, and every code documented for it is used", () => {
+		const text = readFileSync(SCRIPT, "utf8");
+		const codes = new Set([...text.matchAll(/\bfail ([a-z][a-z-]*) /g)].map((m) => m[1]!));
+		expect([...codes].sort()).toEqual(documentedCodes("install.sh"));
 	});
 
 	test("keeps the contract: CHOPIN_VERSION, CHOPIN_INSTALL_DIR, ~/.chopin/bin, one download base line", () => {

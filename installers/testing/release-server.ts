@@ -9,8 +9,8 @@ export interface ReleaseServer extends AsyncDisposable {
 	readonly downloadUrl: string;
 	/** Every path asked for, in order. */
 	readonly requests: string[];
-	/** Serves this text as SHA256SUMS instead of the real one (undefined: the real one again). */
-	sumsOverride: string | undefined;
+	/** Files served by name instead of the directory's (or besides them): SHA256SUMS tampered with, a signature. */
+	readonly files: Map<string, string>;
 	close(): Promise<void>;
 }
 
@@ -22,7 +22,7 @@ export interface ReleaseServer extends AsyncDisposable {
 export function startReleaseServer(dir: string, version: string): ReleaseServer {
 	const requests: string[] = [];
 	const routes = [`/releases/download/v${version}/`, "/releases/latest/download/", "/mirror/"];
-	const state: { sumsOverride: string | undefined } = { sumsOverride: undefined };
+	const files = new Map<string, string>();
 	const server: Server<undefined> = Bun.serve({
 		hostname: "127.0.0.1",
 		port: 0,
@@ -32,7 +32,8 @@ export function startReleaseServer(dir: string, version: string): ReleaseServer 
 			const prefix = routes.find((p) => path.startsWith(p));
 			const name = prefix ? path.slice(prefix.length) : "";
 			if (!/^[A-Za-z0-9._-]+$/.test(name)) return new Response("not found\n", { status: 404 });
-			if (name === "SHA256SUMS" && state.sumsOverride !== undefined) return new Response(state.sumsOverride);
+			const text = files.get(name);
+			if (text !== undefined) return new Response(text);
 			const file = Bun.file(join(dir, name));
 			return (await file.exists()) ? new Response(file) : new Response("not found\n", { status: 404 });
 		},
@@ -45,12 +46,7 @@ export function startReleaseServer(dir: string, version: string): ReleaseServer 
 		origin,
 		downloadUrl: `${origin}/releases/download/v{version}`,
 		requests,
-		get sumsOverride() {
-			return state.sumsOverride;
-		},
-		set sumsOverride(text) {
-			state.sumsOverride = text;
-		},
+		files,
 		close,
 		[Symbol.asyncDispose]: close,
 	};
