@@ -114,6 +114,20 @@ function httpUrl(name: string, options: { origin?: boolean } = {}) {
 export const DEFAULT_CLI_DOWNLOAD_URL = "https://github.com/chopin-app/chopin/releases/download/v{version}";
 
 /**
+ * The installers' rule for plain http, on the URL as written (never a parser's normalised host, which turns
+ * `127.1` or `0x7f.0.0.1` into 127.0.0.1 where the installers refuse them): the authority is exactly localhost,
+ * a dotted-decimal 127.a.b.c or [::1], with no userinfo and at most a port.
+ */
+const OCTET = "(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])";
+const PLAIN_HTTP = new RegExp(
+	`^http://(localhost|127(\\.${OCTET}){3}|\\[::1\\])(:[0-9]{1,5})?([/?#]|$)`,
+	"i",
+);
+function plainHttpAllowed(raw: string): boolean {
+	return PLAIN_HTTP.test(raw);
+}
+
+/**
  * CLI_DOWNLOAD_URL: an http(s) URL kept as written, since `new URL` would escape its `{version}`.
  * Quotes, `$`, backquotes, backslashes and spaces are refused: the value is pasted into scripts.
  */
@@ -125,8 +139,7 @@ const cliDownloadUrl = variable("CLI_DOWNLOAD_URL", (raw, fail) => {
 	if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.username || url.password) {
 		fail(`CLI_DOWNLOAD_URL must be an http(s) URL, such as ${DEFAULT_CLI_DOWNLOAD_URL} (got ${shown(raw)}).`);
 	}
-	const loopback = /^(localhost|127\.[0-9.]+|\[::1\])$/.test(url!.hostname);
-	if (url!.protocol === "http:" && !loopback) {
+	if (url!.protocol === "http:" && !plainHttpAllowed(raw)) {
 		fail(
 			`CLI_DOWNLOAD_URL must be https (plain http only on loopback), as the installers refuse anything else.`,
 		);

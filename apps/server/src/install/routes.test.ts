@@ -3,6 +3,7 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { URL_CASES } from "../../../../installers/testing/url-rule";
 import { ConfigError, DEFAULT_CLI_DOWNLOAD_URL, loadConfig } from "../config";
 import { startTestServer, type TestServer } from "../testing/server";
 import { readInstaller, withDownloadUrl } from "./scripts";
@@ -149,5 +150,33 @@ describe("CLI_DOWNLOAD_URL", () => {
 				message: expect.stringContaining(message),
 			});
 		}
+	});
+
+	test("accepts a URL only where the installers would download from it: their own table of URLs", () => {
+		const accepted = (value: string) => {
+			try {
+				config(value);
+				return true;
+			} catch (error) {
+				if (error instanceof ConfigError) return false;
+				throw error;
+			}
+		};
+		// What a normalising parser would take for 127.0.0.1, and the installers refuse.
+		for (const value of [
+			"http://127.1/x",
+			"http://0x7f.0.0.1/x",
+			"http://127.0.0.01/x",
+			"http://2130706433/x",
+		])
+			expect({ value, accepted: accepted(value) }).toEqual({ value, accepted: false });
+		// (Environment values are trimmed and an empty one is unset: the table's blank and padded cases are another matter.)
+		for (const [value, installers] of URL_CASES.filter(([url]) => url !== "" && url === url.trim())) {
+			// The server refuses more (a query, a fragment, quotes), never less.
+			if (accepted(value)) expect({ value, installers }).toEqual({ value, installers: true });
+		}
+		expect(accepted("http://LocalHost:8080/x")).toBe(true);
+		expect(accepted("http://127.0.0.1:8765")).toBe(true);
+		expect(accepted("http://[::1]:8080")).toBe(true);
 	});
 });
