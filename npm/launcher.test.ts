@@ -1,11 +1,15 @@
-// The npm launcher for real: pack-npm's packages packed with `npm pack`, installed offline from the tarballs, run under Node without Bun.
+// The npm launcher for real: pack-npm's packages packed with `npm pack`, installed globally into temp prefixes from the
+// tarballs (offline), with and without install scripts, and run under Node without Bun.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
+	readdirSync,
 	readFileSync,
+	realpathSync,
 	rmSync,
+	statSync,
 	symlinkSync,
 	writeFileSync,
 } from "node:fs";
@@ -13,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import cliPackage from "../apps/cli/package.json" with { type: "json" };
 import { type PackResult, packNpm } from "../scripts/pack-npm";
+import { isGone, readProcess } from "../apps/cli/src/processes/process-table";
 import { TARGETS } from "../scripts/release/targets";
 import { COMPILE_TIMEOUT_MS, type CompiledCli, compileCli, run } from "../scripts/testing/compiled-cli";
 
@@ -25,10 +30,14 @@ if ((!node || !npm) && !REQUIRE_ALL)
 let root: string;
 let cli: CompiledCli;
 let packed: PackResult;
-/** node_modules/.bin/chopin of an install with the launcher and this machine's platform package. */
+/** <prefix>/bin/chopin of `npm install -g --ignore-scripts` of the launcher and this machine's platform package: the JS shim. */
 let chopin: string;
-/** The same, installed without the platform package (as --omit=optional would). */
+/** The same installed with install scripts: the binary itself, put there by install.js. */
+let chopinDirect: string;
+/** The launcher installed without the platform package (as --omit=optional would). */
 let chopinAlone: string;
+/** What install.js printed when npm ran it (--foreground-scripts). */
+let installOutput: string;
 /** A PATH with node and nothing else: no bun. */
 let nodeOnlyPath: string;
 
@@ -64,10 +73,14 @@ beforeAll(async () => {
 	// Absolute paths: npm reads `packs/x.tgz` as a GitHub repository.
 	const launcherTgz = join(packs, `chopin-cli-${packed.version}.tgz`);
 	const platformTgz = join(packs, `chopin-${platform.dir.split("/").at(-1)}-${packed.version}.tgz`);
-	await npmRun(["install", "--prefix", join(root, "full"), launcherTgz, platformTgz]);
-	await npmRun(["install", "--prefix", join(root, "alone"), launcherTgz]);
-	chopin = join(root, "full", "node_modules", ".bin", "chopin");
-	chopinAlone = join(root, "alone", "node_modules", ".bin", "chopin");
+	const global = (prefix: string, ...args: string[]) =>
+		npmRun(["install", "-g", "--prefix", join(root, prefix), "--foreground-scripts", ...args]);
+	await global("shim", "--ignore-scripts", launcherTgz, platformTgz);
+	installOutput = (await global("direct", launcherTgz, platformTgz)).stderr;
+	await global("alone", "--ignore-scripts", launcherTgz);
+	chopin = join(root, "shim", "bin", "chopin");
+	chopinDirect = join(root, "direct", "bin", "chopin");
+	chopinAlone = join(root, "alone", "bin", "chopin");
 	nodeOnlyPath = join(root, "node-only");
 	mkdirSync(nodeOnlyPath);
 	symlinkSync(node, join(nodeOnlyPath, "node"));
@@ -88,13 +101,36 @@ function env(): Record<string, string> {
 	};
 }
 
+/** The file's first bytes: a native binary's magic, or the shim's `#!`. */
+function firstBytes(path: string, n = 4): string {
+	return readFileSync(path).subarray(0, n).toString("latin1");
+}
+
+/** The launcher's one child (the chopin binary), read from /proc. */
+function childOf(pid: number): number {
+	const children = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(" ");
+	expect(children).toHaveLength(1);
+	return Number(children[0]);
+}
+
+/** Waits, as long as the test may, until the process is gone (a zombie counts: PID 1 here may not reap). */
+async function gone(pid: number): Promise<void> {
+	for (;;) {
+		const info = readProcess(pid);
+		if (!info || isGone(info.state)) return;
+		await Bun.sleep(20);
+	}
+}
+
 describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, installed by npm", () => {
 	test("pack-npm made one package per binary and a launcher that names all five at this version", () => {
 		const manifest = JSON.parse(readFileSync(join(packed.launcherDir, "package.json"), "utf8"));
 		expect(manifest).toMatchObject({
 			name: "@chopin/cli",
 			version: cliPackage.version,
-			bin: { chopin: "bin/chopin.js" },
+			bin: { chopin: "bin/chopin" },
+			scripts: { postinstall: "node install.js" },
+			files: ["bin/chopin", "install.js", "README.md"],
 			engines: { node: ">=18" },
 		});
 		expect(manifest.optionalDependencies).toEqual(
@@ -107,14 +143,38 @@ describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, inst
 			os: [cli.target.node.platform],
 			cpu: [cli.target.node.arch],
 		});
+		expect(platform.libc).toEqual(cli.target.node.platform === "linux" ? ["glibc"] : undefined);
 		expect(packed.platformDirs.map((p) => p.target)).toEqual([cli.target]);
 	});
 
-	test("runs under Node with no Bun on PATH and prints the version", async () => {
+	test("without install scripts, bin/chopin is the JS shim, which runs under Node with no Bun on PATH", async () => {
+		expect(firstBytes(chopin, 2)).toBe("#!");
 		expect(Bun.which("bun", { PATH: nodeOnlyPath })).toBeNull();
 		const result = await run([chopin, "--version"], { env: env() });
 		expect(result).toEqual({ stdout: `${cliPackage.version}\n`, stderr: "", code: 0, signal: null });
 	});
+
+	test.skipIf(process.platform === "win32")(
+		"with install scripts, bin/chopin is the binary itself (a hard link of the platform package's), run without Node",
+		async () => {
+			expect(installOutput).toContain("@chopin/cli: bin/chopin is the binary");
+			const lib = join(root, "direct", "lib", "node_modules");
+			const file = realpathSync(chopinDirect);
+			expect(file).toBe(realpathSync(join(lib, "@chopin", "cli", "bin", "chopin")));
+			expect(firstBytes(file)).toBe(process.platform === "darwin" ? firstBytes(cli.binary) : "\x7fELF");
+			const platformBinary = join(lib, cli.target.npmPackage, "bin", "chopin");
+			expect(statSync(file).ino).toBe(statSync(platformBinary).ino);
+			expect(statSync(file).mode & 0o777).toBe(0o755);
+			// No Node on PATH at all: nothing but the binary runs.
+			const result = await run([chopinDirect, "--version"], { env: { ...env(), PATH: "/nonexistent" } });
+			expect(result).toEqual({ stdout: `${cliPackage.version}\n`, stderr: "", code: 0, signal: null });
+			const status = await run([chopinDirect, "status", "--json"], { env: env() });
+			expect(status.code).toBe(3);
+			expect(JSON.parse(status.stdout)).toMatchObject({ installMethod: "npm", version: cliPackage.version });
+			// Nothing left beside it.
+			expect(readdirSync(join(lib, "@chopin", "cli", "bin"))).toEqual(["chopin"]);
+		},
+	);
 
 	test("passes exit codes through, and the CLI knows it came from npm", async () => {
 		const status = await run([chopin, "status", "--json"], { env: env() });
@@ -135,6 +195,8 @@ describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, inst
 		);
 		const child = Bun.spawn([chopin, "logs", "-f"], {
 			env: env(),
+			// A core dump (SIGQUIT) lands in the temp dir, if anywhere.
+			cwd: root,
 			stdin: "ignore",
 			stdout: "pipe",
 			stderr: "pipe",
@@ -142,42 +204,71 @@ describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, inst
 		});
 		const reader = child.stdout.getReader();
 		const first = await reader.read();
-		// chopin printed, so the launcher has long finished setting up its signal handlers.
+		// chopin printed, so the launcher has long finished setting up its signal handlers, and chopin its relay.
 		expect(new TextDecoder().decode(first.value)).toContain("hello");
 		reader.releaseLock();
 		return child;
 	}
 
-	test("a SIGTERM to the launcher reaches chopin, which stops and exits 130", async () => {
-		const child = await following();
-		child.kill("SIGTERM");
-		expect(await child.exited).toBe(130);
-		expect(await new Response(child.stderr).text()).toContain("error: Stopped following the log.");
-	});
+	for (const signal of ["SIGINT", "SIGTERM"] as const)
+		test(`a ${signal} to the launcher alone reaches chopin, which stops gracefully and exits 130`, async () => {
+			const child = await following();
+			child.kill(signal);
+			expect(await child.exited).toBe(130);
+			expect(await new Response(child.stderr).text()).toBe("error: Stopped following the log.\n");
+		});
 
-	test("Ctrl-C to the whole process group stops chopin once, gracefully, with 130", async () => {
-		const child = await following({ detached: true });
-		process.kill(-child.pid, "SIGINT");
-		expect(await child.exited).toBe(130);
-		expect(await new Response(child.stderr).text()).toContain("error: Stopped following the log.");
-	});
+	// Those chopin does not handle: it dies of them (SIGPIPE, which Bun ignores, is passed on too, to no effect).
+	for (const signal of ["SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGALRM", "SIGXCPU"] as const)
+		test.skipIf(process.platform !== "linux")(
+			`a ${signal} to the launcher alone reaches chopin, which dies of it, and the launcher dies of it too`,
+			async () => {
+				const child = await following();
+				const binary = childOf(child.pid);
+				child.kill(signal);
+				await child.exited;
+				expect(child.signalCode).toBe(signal);
+				await gone(binary);
+			},
+		);
+
+	// Both the launcher and chopin get it (as from a terminal's Ctrl-C, or a stop of the whole group or cgroup).
+	for (const signal of ["SIGINT", "SIGTERM"] as const)
+		test(`a ${signal} to the whole process group stops chopin once, gracefully, with 130`, async () => {
+			const child = await following({ detached: true });
+			process.kill(-child.pid, signal);
+			expect(await child.exited).toBe(130);
+			expect(await new Response(child.stderr).text()).toBe("error: Stopped following the log.\n");
+		});
 
 	test.skipIf(process.platform !== "linux")(
 		"a chopin killed by a signal takes the launcher down the same way",
 		async () => {
 			const child = await following();
-			const children = `/proc/${child.pid}/task/${child.pid}/children`;
-			const binaryPid = Number(readFileSync(children, "utf8").trim().split(" ")[0]);
-			expect(binaryPid).toBeGreaterThan(0);
-			process.kill(binaryPid, "SIGKILL");
+			process.kill(childOf(child.pid), "SIGKILL");
 			await child.exited;
 			expect(child.signalCode).toBe("SIGKILL");
 		},
 	);
 
+	test.skipIf(process.platform !== "linux")(
+		"a launcher killed with SIGKILL takes chopin with it: no orphan is left",
+		async () => {
+			const child = await following();
+			const binary = childOf(child.pid);
+			expect(readProcess(binary)?.ppid).toBe(child.pid);
+			child.kill("SIGKILL");
+			await child.exited;
+			// The parent-death signal is SIGTERM: chopin stops as it does on Ctrl-C, and says so.
+			await gone(binary);
+			expect(await new Response(child.stderr).text()).toBe("error: Stopped following the log.\n");
+		},
+	);
+
 	test("without the platform package: a clear error naming the package to install", async () => {
-		expect(existsSync(join(root, "alone", "node_modules", "@chopin", "cli"))).toBe(true);
-		expect(existsSync(join(root, "alone", "node_modules", cli.target.npmPackage))).toBe(false);
+		const lib = join(root, "alone", "lib", "node_modules");
+		expect(existsSync(join(lib, "@chopin", "cli"))).toBe(true);
+		expect(existsSync(join(lib, cli.target.npmPackage))).toBe(false);
 		const result = await run([chopinAlone, "--version"], { env: env() });
 		const platform = `${cli.target.node.platform}-${cli.target.node.arch}`;
 		expect(result.code).toBe(1);
