@@ -36,6 +36,8 @@ let chopin: string;
 let chopinDirect: string;
 /** The launcher installed without the platform package (as --omit=optional would). */
 let chopinAlone: string;
+/** The two packages npm packed: the launcher's and this machine's platform package's. */
+let tarballs: string[];
 /** What install.js printed when npm ran it (--foreground-scripts). */
 let installOutput: string;
 /** A PATH with node and nothing else: no bun. */
@@ -78,6 +80,7 @@ beforeAll(async () => {
 	await global("shim", "--ignore-scripts", launcherTgz, platformTgz);
 	installOutput = (await global("direct", launcherTgz, platformTgz)).stderr;
 	await global("alone", "--ignore-scripts", launcherTgz);
+	tarballs = [launcherTgz, platformTgz];
 	chopin = join(root, "shim", "bin", "chopin");
 	chopinDirect = join(root, "direct", "bin", "chopin");
 	chopinAlone = join(root, "alone", "bin", "chopin");
@@ -264,6 +267,25 @@ describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, inst
 			expect(await new Response(child.stderr).text()).toBe("error: Stopped following the log.\n");
 		},
 	);
+
+	test("a `bun add -g` install knows it came from bun, so its upgrade is bun's", async () => {
+		const bunHome = join(root, "bun-home");
+		const added = await run([process.execPath, "add", "-g", ...tarballs], {
+			cwd: root,
+			env: {
+				PATH: process.env.PATH ?? "",
+				HOME: bunHome,
+				BUN_INSTALL: bunHome,
+				BUN_INSTALL_CACHE_DIR: join(bunHome, "cache"),
+				// Offline: the other platforms' packages are optional, and nobody answers here.
+				NPM_CONFIG_REGISTRY: "http://127.0.0.1:9/",
+			},
+		});
+		expect({ code: added.code, stderr: added.code === 0 ? "" : added.stderr }).toEqual({ code: 0, stderr: "" });
+		const status = await run([join(bunHome, "bin", "chopin"), "status", "--json"], { env: env() });
+		expect(status.code).toBe(3);
+		expect(JSON.parse(status.stdout)).toMatchObject({ installMethod: "bun" });
+	});
 
 	test("without the platform package: a clear error naming the package to install", async () => {
 		const lib = join(root, "alone", "lib", "node_modules");
