@@ -4,6 +4,7 @@ import {
 	CLI_VERSION,
 	detectInstallMethod,
 	type InstallFacts,
+	type InstallMethod,
 	isCompiled,
 	scriptInstallDir,
 	selfCommand,
@@ -90,7 +91,7 @@ describe("detectInstallMethod", () => {
 	});
 
 	test("pnpm, yarn and bun global installs are told by where each puts its packages", () => {
-		const cases: [string, string][] = [
+		const cases: [string, InstallMethod][] = [
 			[
 				"/home/me/.local/share/pnpm/global/5/node_modules/.pnpm/@chopin+cli-linux-x64@1.2.3/node_modules/@chopin/cli-linux-x64/bin/chopin",
 				"pnpm",
