@@ -16,8 +16,9 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import cliPackage from "../apps/cli/package.json" with { type: "json" };
-import { type PackResult, packNpm } from "../scripts/pack-npm";
 import { isGone, readProcess } from "../apps/cli/src/processes/process-table";
+import { makeCliHome, pairHome, startMachineServer } from "../apps/cli/src/testing/machine-server";
+import { type PackResult, packNpm } from "../scripts/pack-npm";
 import { TARGETS } from "../scripts/release/targets";
 import { COMPILE_TIMEOUT_MS, type CompiledCli, compileCli, run } from "../scripts/testing/compiled-cli";
 
@@ -235,9 +236,10 @@ describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, inst
 			},
 		);
 
-	// Both the launcher and chopin get it (as from a terminal's Ctrl-C, or a stop of the whole group or cgroup).
+	// Both the launcher and chopin get it (as from a terminal's Ctrl-C, or a stop of the whole group or cgroup). That
+	// it is one interrupt shows with the daemon below, whose second one would exit 130 at once.
 	for (const signal of ["SIGINT", "SIGTERM"] as const)
-		test(`a ${signal} to the whole process group stops chopin once, gracefully, with 130`, async () => {
+		test(`a ${signal} to the whole process group stops chopin gracefully, with 130`, async () => {
 			const child = await following({ detached: true });
 			process.kill(-child.pid, signal);
 			expect(await child.exited).toBe(130);
@@ -268,6 +270,70 @@ describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, inst
 		},
 	);
 
+	/**
+	 * `chopin connect` through the shim on a paired home: chopin becomes the daemon (in the same process: an execve
+	 * would cut the relay) and connects to a real local server. Resolves once it said so, with the shim and the daemon.
+	 */
+	async function daemonThroughShim(options: { detached: boolean }) {
+		const machines = await startMachineServer();
+		const home = await makeCliHome();
+		await pairHome(machines, home);
+		const shim = Bun.spawn([chopin, "connect", home.checkout], {
+			env: home.env,
+			cwd: home.root,
+			stdin: "ignore",
+			stdout: "ignore",
+			stderr: "pipe",
+			detached: options.detached,
+		});
+		const reader = shim.stderr.getReader();
+		let stderr = "";
+		while (!/Connected to \S+ as ana's machine/.test(stderr)) {
+			const chunk = await reader.read();
+			if (chunk.done) throw new Error(`the daemon ended before connecting:\n${stderr}`);
+			stderr += new TextDecoder().decode(chunk.value);
+		}
+		const daemon = childOf(shim.pid);
+		expect(readFileSync(`/proc/${daemon}/cmdline`, "utf8").split("\0")).toContain("connect");
+		const cleanUp = async () => {
+			reader.releaseLock();
+			await machines.server.close();
+			rmSync(home.root, { recursive: true, force: true });
+		};
+		return { shim, daemon, cleanUp };
+	}
+
+	test.skipIf(process.platform !== "linux")(
+		"`chopin connect` as the daemon: a SIGINT to the shim alone reaches it, one interrupt, a graceful stop (exit 0)",
+		async () => {
+			const { shim, daemon, cleanUp } = await daemonThroughShim({ detached: false });
+			try {
+				shim.kill("SIGINT");
+				// One interrupt: the daemon's graceful stop ends with 0 (a second one would have exited 130 at once).
+				expect(await shim.exited).toBe(0);
+				await gone(daemon);
+			} finally {
+				await cleanUp();
+			}
+		},
+		60_000,
+	);
+
+	test.skipIf(process.platform !== "linux")(
+		"Ctrl-C to the daemon's whole process group is one interrupt: a graceful stop, exit 0",
+		async () => {
+			const { shim, daemon, cleanUp } = await daemonThroughShim({ detached: true });
+			try {
+				process.kill(-shim.pid, "SIGINT");
+				expect(await shim.exited).toBe(0);
+				await gone(daemon);
+			} finally {
+				await cleanUp();
+			}
+		},
+		60_000,
+	);
+
 	test("a `bun add -g` install knows it came from bun, so its upgrade is bun's", async () => {
 		const bunHome = join(root, "bun-home");
 		const added = await run([process.execPath, "add", "-g", ...tarballs], {
@@ -281,7 +347,10 @@ describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, inst
 				NPM_CONFIG_REGISTRY: "http://127.0.0.1:9/",
 			},
 		});
-		expect({ code: added.code, stderr: added.code === 0 ? "" : added.stderr }).toEqual({ code: 0, stderr: "" });
+		expect({ code: added.code, stderr: added.code === 0 ? "" : added.stderr }).toEqual({
+			code: 0,
+			stderr: "",
+		});
 		const status = await run([join(bunHome, "bin", "chopin"), "status", "--json"], { env: env() });
 		expect(status.code).toBe(3);
 		expect(JSON.parse(status.stdout)).toMatchObject({ installMethod: "bun" });
@@ -304,24 +373,29 @@ describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, inst
 	});
 });
 
-describe.skipIf(!node && !REQUIRE_ALL)("the launcher's libc check (how it tells musl, which it refuses plainly)", () => {
-	const shim = join(import.meta.dir, "cli", "bin", "chopin");
+describe.skipIf(!node && !REQUIRE_ALL)(
+	"the launcher's libc check (how it tells musl, which it refuses plainly)",
+	() => {
+		const shim = join(import.meta.dir, "cli", "bin", "chopin");
 
-	test("this glibc machine is glibc to it, asked under Node as the launcher asks", async () => {
-		const code = `const { thisLibc } = require(${JSON.stringify(shim)}); console.log(thisLibc() ?? "unknown")`;
-		const result = await run([node!, "-e", code]);
-		expect(result.stdout).toBe(process.platform === "linux" ? "glibc\n" : "unknown\n");
-	});
+		test("this glibc machine is glibc to it, asked under Node as the launcher asks", async () => {
+			const code = `const { thisLibc } = require(${JSON.stringify(shim)}); console.log(thisLibc() ?? "unknown")`;
+			const result = await run([node!, "-e", code]);
+			expect(result.stdout).toBe(process.platform === "linux" ? "glibc\n" : "unknown\n");
+		});
 
-	test("musl is told by Node's report (no glibc version, musl's loader loaded) or by ldd", () => {
-		const { libcFamily } = require(shim) as {
-			libcFamily(report: unknown, ldd: string | undefined): string | undefined;
-		};
-		const musl = { header: {}, sharedObjects: ["/lib/ld-musl-x86_64.so.1", "/lib/libc.musl-x86_64.so.1"] };
-		expect(libcFamily(musl, undefined)).toBe("musl");
-		expect(libcFamily({ header: { glibcVersionRuntime: "2.36" }, sharedObjects: [] }, undefined)).toBe("glibc");
-		expect(libcFamily(undefined, "#!/bin/sh\nexec /lib/ld-musl-x86_64.so.1 --list \"$@\"\n")).toBe("musl");
-		expect(libcFamily(undefined, "# This file is part of the GNU C Library.\n")).toBe("glibc");
-		expect(libcFamily(undefined, undefined)).toBeUndefined();
-	});
-});
+		test("musl is told by Node's report (no glibc version, musl's loader loaded) or by ldd", () => {
+			const { libcFamily } = require(shim) as {
+				libcFamily(report: unknown, ldd: string | undefined): string | undefined;
+			};
+			const musl = { header: {}, sharedObjects: ["/lib/ld-musl-x86_64.so.1", "/lib/libc.musl-x86_64.so.1"] };
+			expect(libcFamily(musl, undefined)).toBe("musl");
+			expect(libcFamily({ header: { glibcVersionRuntime: "2.36" }, sharedObjects: [] }, undefined)).toBe(
+				"glibc",
+			);
+			expect(libcFamily(undefined, '#!/bin/sh\nexec /lib/ld-musl-x86_64.so.1 --list "$@"\n')).toBe("musl");
+			expect(libcFamily(undefined, "# This file is part of the GNU C Library.\n")).toBe("glibc");
+			expect(libcFamily(undefined, undefined)).toBeUndefined();
+		});
+	},
+);

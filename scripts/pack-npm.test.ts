@@ -85,7 +85,9 @@ describe("packNpm", () => {
 		const shim = join(result.launcherDir, "bin", "chopin");
 		expect(readFileSync(shim, "utf8")).toStartWith("#!/usr/bin/env node\n");
 		expect(statSync(shim).mode & 0o777).toBe(0o755);
-		expect(readFileSync(join(result.launcherDir, "install.js"), "utf8")).toContain("fs.renameSync(temp, shim)");
+		expect(readFileSync(join(result.launcherDir, "install.js"), "utf8")).toContain(
+			"fs.renameSync(temp, shim)",
+		);
 		expect(launcher.scripts).toEqual({ postinstall: "node install.js" });
 		expect(launcher.bin).toEqual({ chopin: "bin/chopin" });
 	});

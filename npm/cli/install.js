@@ -64,7 +64,8 @@ function replaceShim() {
 			fs.chmodSync(temp, 0o755);
 		}
 		const found = versionOf(temp);
-		if (found !== version) return `kept the JS shim (the binary answered ${found ?? "nothing"}, not ${version})`;
+		if (found !== version)
+			return `kept the JS shim (the binary answered ${found ?? "nothing"}, not ${version})`;
 		fs.renameSync(temp, shim);
 		return "bin/chopin is the binary";
 	} catch (error) {

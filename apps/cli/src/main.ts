@@ -25,12 +25,12 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 				: import("./process-main").then(({ runProcess }) => runProcess(argv)),
 		)
 		.then(
-		(code) => {
-			process.exitCode = code;
-		},
-		(error: unknown) => {
-			process.stderr.write(`error: ${String(error)}\n`);
-			process.exitCode = 1;
-		},
-	);
+			(code) => {
+				process.exitCode = code;
+			},
+			(error: unknown) => {
+				process.stderr.write(`error: ${String(error)}\n`);
+				process.exitCode = 1;
+			},
+		);
 }

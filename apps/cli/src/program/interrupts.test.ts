@@ -18,14 +18,19 @@ stop();
 console.log(seen);
 `;
 	const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
-	const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+	const [out, err] = await Promise.all([
+		new Response(child.stdout).text(),
+		new Response(child.stderr).text(),
+	]);
 	expect({ code: await child.exited, err }).toEqual({ code: 0, err: "" });
 	return out.trim();
 }
 
 describe("interrupts", () => {
 	test("without a launcher, every SIGINT and SIGTERM is an interrupt", async () => {
-		expect(await scenario(`await direct("SIGINT"); await direct("SIGTERM"); await direct("SIGINT");`)).toBe("3");
+		expect(await scenario(`await direct("SIGINT"); await direct("SIGTERM"); await direct("SIGINT");`)).toBe(
+			"3",
+		);
 	});
 
 	test("one signal that reaches chopin directly and through the launcher is one interrupt, in either order", async () => {

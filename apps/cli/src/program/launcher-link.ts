@@ -7,7 +7,18 @@ const PR_SET_PDEATHSIG = 1;
 const SIGTERM = 15;
 const RELAY_FD = 3;
 
-/** Asks Linux for SIGTERM when the parent dies; false where that cannot be asked (no glibc, no FFI). */
+let joined = false;
+
+/**
+ * Whether this process joined a launcher. Such a chopin must not replace itself with an execve (`chopin connect`
+ * becoming the daemon): Bun's execve closes every descriptor above 2, the relay with them, and the launcher's own
+ * command line shows the same arguments anyway.
+ */
+export function joinedLauncher(): boolean {
+	return joined;
+}
+
+/** Asks Linux for SIGTERM when the parent dies (kept across an execve); false where it cannot (no glibc, no FFI). */
 function askForParentDeathSignal(): boolean {
 	try {
 		const { dlopen, FFIType } = require("bun:ffi") as typeof import("bun:ffi");
@@ -39,6 +50,7 @@ export function joinLauncher(): void {
 		return;
 	}
 
+	joined = true;
 	const net = require("node:net") as typeof import("node:net");
 	let relay: import("node:net").Socket;
 	try {

@@ -101,7 +101,10 @@ describe("detectInstallMethod", () => {
 				"pnpm",
 			],
 			["/home/me/.config/yarn/global/node_modules/@chopin/cli-linux-x64/bin/chopin", "yarn"],
-			["C:\\Users\\Me\\AppData\\Local\\Yarn\\Data\\global\\node_modules\\@chopin\\cli-win32-x64\\bin\\chopin.exe", "yarn"],
+			[
+				"C:\\Users\\Me\\AppData\\Local\\Yarn\\Data\\global\\node_modules\\@chopin\\cli-win32-x64\\bin\\chopin.exe",
+				"yarn",
+			],
 			["/home/me/.bun/install/global/node_modules/@chopin/cli-linux-x64/bin/chopin", "bun"],
 			["/home/me/.bun/install/global/node_modules/@chopin/cli/bin/chopin", "bun"],
 			["/opt/bun/install/global/node_modules/@chopin/cli-darwin-arm64/bin/chopin", "bun"],
@@ -156,7 +159,9 @@ describe("upgradeCommand", () => {
 	});
 
 	test("pnpm, yarn and bun: each its own global install", () => {
-		expect(upgradeCommand("pnpm", { ...linux, server, version: "1.2.3" })).toBe("pnpm add -g @chopin/cli@1.2.3");
+		expect(upgradeCommand("pnpm", { ...linux, server, version: "1.2.3" })).toBe(
+			"pnpm add -g @chopin/cli@1.2.3",
+		);
 		expect(upgradeCommand("yarn", { ...linux, server, version: "1.2.3" })).toBe(
 			"yarn global add @chopin/cli@1.2.3",
 		);

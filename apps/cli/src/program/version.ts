@@ -56,7 +56,8 @@ function packageManager(execPath: string): "npm" | "pnpm" | "yarn" | "bun" | und
 	const path = execPath.replaceAll("\\", "/").toLowerCase();
 	if (!path.endsWith(LAUNCHER_BIN) && !isNpmPlatformBinary(path)) return undefined;
 	if (path.includes("/node_modules/.pnpm/")) return "pnpm";
-	if (path.includes("/yarn/global/node_modules/") || path.includes("/yarn/data/global/node_modules/")) return "yarn";
+	if (path.includes("/yarn/global/node_modules/") || path.includes("/yarn/data/global/node_modules/"))
+		return "yarn";
 	if (path.includes("/install/global/node_modules/")) return "bun";
 	return "npm";
 }
