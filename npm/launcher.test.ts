@@ -2,6 +2,8 @@
 // tarballs (offline), with and without install scripts, and run under Node without Bun.
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import {
+	chmodSync,
+	cpSync,
 	existsSync,
 	mkdirSync,
 	mkdtempSync,
@@ -179,6 +181,76 @@ describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, inst
 			expect(readdirSync(join(lib, "@chopin", "cli", "bin"))).toEqual(["chopin"]);
 		},
 	);
+
+	/** @chopin/cli and its platform package laid out as npm does, the platform package in `platformRoot`. */
+	function layout(platformRoot: string) {
+		const dir = mkdtempSync(join(root, "layout-"));
+		const scope = join(dir, "node_modules", "@chopin");
+		mkdirSync(scope, { recursive: true });
+		const launcher = join(scope, "cli");
+		cpSync(packed.launcherDir, launcher, { recursive: true });
+		const platformDir = packed.platformDirs[0]!.dir;
+		const platform = join(platformRoot, platformDir.split("/").at(-1)!);
+		cpSync(platformDir, platform, { recursive: true });
+		if (platform !== join(scope, platformDir.split("/").at(-1)!))
+			symlinkSync(platform, join(scope, platformDir.split("/").at(-1)!));
+		const installJs = (agent = "npm/11.0.0 node/v20.20.2 linux x64") =>
+			run([node!, "install.js"], {
+				cwd: launcher,
+				env: { PATH: nodeOnlyPath, HOME: join(root, "home"), npm_config_user_agent: agent },
+			});
+		return {
+			launcher,
+			shim: join(launcher, "bin", "chopin"),
+			binary: join(platform, "bin", "chopin"),
+			installJs,
+		};
+	}
+
+	test.skipIf(
+		process.platform !== "linux" ||
+			!existsSync("/dev/shm") ||
+			statSync("/dev/shm").dev === statSync(tmpdir()).dev,
+	)(
+		"install.js copies the binary where a hard link cannot be made (the package on another file system)",
+		async () => {
+			const elsewhere = mkdtempSync(join("/dev/shm", "chopin-npm-"));
+			try {
+				const { shim, binary, installJs } = layout(elsewhere);
+				const result = await installJs();
+				expect(result).toMatchObject({ code: 0, stderr: "@chopin/cli: bin/chopin is the binary\n" });
+				expect(statSync(shim).ino).not.toBe(statSync(binary).ino);
+				expect(statSync(shim).size).toBe(statSync(binary).size);
+				expect(statSync(shim).mode & 0o777).toBe(0o755);
+				expect((await run([shim, "--version"], { env: { PATH: "/nonexistent" } })).stdout).toBe(
+					`${cliPackage.version}\n`,
+				);
+			} finally {
+				rmSync(elsewhere, { recursive: true, force: true });
+			}
+		},
+	);
+
+	test("install.js keeps the shim for a binary that answers another version, and under pnpm and yarn", async () => {
+		const { launcher, shim, binary, installJs } = layout(join(root, "unused"));
+		const shimText = readFileSync(shim, "utf8");
+		// Not chopin at all: a program that prints another version.
+		writeFileSync(binary, "#!/bin/sh\necho 9.9.9\n");
+		chmodSync(binary, 0o755);
+		expect((await installJs()).stderr).toBe(
+			`@chopin/cli: kept the JS shim (the binary answered 9.9.9, not ${cliPackage.version})\n`,
+		);
+		expect(await installJs("pnpm/9.15.0 npm/? node/v20.20.2 linux x64")).toMatchObject({
+			code: 0,
+			stderr: "@chopin/cli: kept the JS shim (pnpm)\n",
+		});
+		expect((await installJs("yarn/1.22.22 npm/? node/v20.20.2 linux x64")).stderr).toBe(
+			"@chopin/cli: kept the JS shim (yarn)\n",
+		);
+		expect(readFileSync(shim, "utf8")).toBe(shimText);
+		// Nothing left beside it.
+		expect(readdirSync(join(launcher, "bin"))).toEqual(["chopin"]);
+	});
 
 	test("passes exit codes through, and the CLI knows it came from npm", async () => {
 		const status = await run([chopin, "status", "--json"], { env: env() });
