@@ -368,6 +368,10 @@ describe.skipIf((!node || !npm) && !REQUIRE_ALL)("the @chopin/cli launcher, inst
 		const daemon = childOf(shim.pid);
 		expect(readFileSync(`/proc/${daemon}/cmdline`, "utf8").split("\0")).toContain("connect");
 		const cleanUp = async () => {
+			// After a failure: the shim's SIGKILL takes the daemon with it (tested above), so nothing outlives the test.
+			if (shim.exitCode === null && shim.signalCode === null) shim.kill("SIGKILL");
+			await shim.exited;
+			await gone(daemon);
 			reader.releaseLock();
 			await machines.server.close();
 			rmSync(home.root, { recursive: true, force: true });
