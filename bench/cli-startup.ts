@@ -15,14 +15,19 @@
  *
  * `chopin status --json` is timed twice: not paired (temp state, no daemon: exit 3), and paired
  * with its daemon running and connected (a real local server, the compiled `chopin run`: exit 0).
+ *
+ * With Node.js and npm here, the binary is also packed and installed with `npm install -g` twice (bench/npm-installs.ts):
+ * `chopin --version` and `status --json` are timed through the JS shim (--ignore-scripts) and through the bin/chopin
+ * that install.js made the binary, each as a ratio to the binary run directly in the same run, with its peak memory.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { makeCliHome, pairHome, startMachineServer } from "../apps/cli/src/testing/machine-server";
 import { COMPILE_FLAGS, compileTarget, ROOT } from "../scripts/build-cli";
 import { hostTarget } from "../scripts/release/targets";
+import { npmInstalls } from "./npm-installs";
 
 const TARGET_RATIO = 1.3;
 
@@ -83,6 +88,8 @@ const daemon = Bun.spawn([chopin, "run"], {
 	stderr: "ignore",
 });
 
+const npm = await npmInstalls(chopin, target);
+
 const commands: { name: string; argv: string[]; expect: number; env?: Record<string, string> }[] = [
 	{ name: "bun -e 0", argv: [process.execPath, "-e", "0"], expect: 0 },
 	{ name: "trivial compiled binary", argv: [trivial], expect: 0 },
@@ -93,7 +100,30 @@ const commands: { name: string; argv: string[]; expect: number; env?: Record<str
 	{ name: "  paired, daemon connected", argv: [chopin, "status", "--json"], expect: 0, env: home.env },
 	// The same one-file floor, paired: it also hashes the two files, asks the daemon and waits for its answer.
 	{ name: "  its floor (one file)", argv: [floor], expect: 0, env: home.env },
+	...(npm
+		? [
+				{ name: "npm shim: --version", argv: [npm.shim, "--version"], expect: 0 },
+				{ name: "npm shim: status --json", argv: [npm.shim, "status", "--json"], expect: 3 },
+				{ name: "npm bin: --version", argv: [npm.direct, "--version"], expect: 0 },
+				{ name: "npm bin: status --json", argv: [npm.direct, "status", "--json"], expect: 3 },
+			]
+		: []),
 ];
+/**
+ * Peak resident memory in MiB of the command (of the largest process, shim or binary), by GNU time's %M over a few
+ * runs: Bun's own resourceUsage.maxRSS counts the forked copy of this process before the exec. Undefined without it.
+ */
+function peakMiB(argv: string[]): number | undefined {
+	const time = "/usr/bin/time";
+	if (!Bun.file(time).size) return undefined;
+	const file = join(state, "peak.txt");
+	const peaks: number[] = [];
+	for (let i = 0; i < 5; i++) {
+		Bun.spawnSync([time, "-f", "%M", "-o", file, ...argv], { env, stdout: "ignore", stderr: "ignore" });
+		peaks.push(Number(readFileSync(file, "utf8").trim().split("\n").at(-1)) / 1024);
+	}
+	return peaks.sort((a, b) => a - b)[2];
+}
 
 function once(
 	argv: string[],
@@ -156,6 +186,28 @@ try {
 			`${name}: ${ratio.toFixed(2)}x bun -e 0 (target ≤ ${TARGET_RATIO}x): ${ratio <= TARGET_RATIO ? "met" : "over"}`,
 		);
 	}
+	if (npm) {
+		console.log("");
+		const median = (name: string) => stats(times.get(name)!).median;
+		const peak = (argv: string[]) => {
+			const mib = peakMiB(argv);
+			return mib === undefined ? "?" : `${mib.toFixed(0)} MiB`;
+		};
+		for (const [label, args] of [
+			["--version", ["--version"]],
+			["status --json", ["status", "--json"]],
+		] as const) {
+			const ratio = (name: string) =>
+				(median(name) / median(label === "--version" ? "chopin --version" : "chopin status --json")).toFixed(
+					2,
+				);
+			console.log(
+				`${label} through npm: the JS shim ${ratio(`npm shim: ${label}`)}x the binary run directly, the bin install.js ` +
+					`made ${ratio(`npm bin: ${label}`)}x; peak memory ${peak([npm.shim, ...args])} through the shim, ` +
+					`${peak([npm.direct, ...args])} through the bin, ${peak([chopin, ...args])} directly`,
+			);
+		}
+	}
 	const trivialMedian = stats(times.get("trivial compiled binary")!).median;
 	const version = stats(times.get("chopin --version")!).median;
 	const statusFloor = stats(times.get("status floor (one file)")!).median;
@@ -177,6 +229,7 @@ try {
 	await machines.server.close();
 	rmSync(home.root, { recursive: true, force: true });
 	rmSync(state, { recursive: true, force: true });
+	npm?.remove();
 }
 
 /**

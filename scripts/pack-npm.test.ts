@@ -62,6 +62,15 @@ describe("packNpm", () => {
 		expect(readFileSync(join(win, "bin", "chopin.exe"), "utf8")).toBe("binary chopin-windows-x64.exe\n");
 		expect(readFileSync(join(win, "README.md"), "utf8")).toContain("for win32-x64, version 1.2.3");
 		expect(statSync(join(out, "cli-linux-arm64", "bin", "chopin")).mode & 0o777).toBe(0o755);
+		// Only the Linux builds need glibc; npm reads `libc` on Linux alone, and the others have none to declare.
+		for (const target of TARGETS) {
+			const dir = join(out, target.npmPackage.replace("@chopin/", ""));
+			const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+			expect({ name: manifest.name, libc: manifest.libc }).toEqual({
+				name: target.npmPackage,
+				libc: target.node.platform === "linux" ? ["glibc"] : undefined,
+			});
+		}
 		const launcher = JSON.parse(readFileSync(join(result.launcherDir, "package.json"), "utf8"));
 		expect(launcher.version).toBe("1.2.3");
 		expect(Object.values(launcher.optionalDependencies)).toEqual([
@@ -71,7 +80,16 @@ describe("packNpm", () => {
 			"1.2.3",
 			"1.2.3",
 		]);
-		expect(readdirSync(join(result.launcherDir, "bin"))).toEqual(["chopin.js"]);
+		// The shim keeps its shebang and its executable bit; install.js is what npm runs after installing.
+		expect(readdirSync(join(result.launcherDir, "bin"))).toEqual(["chopin"]);
+		const shim = join(result.launcherDir, "bin", "chopin");
+		expect(readFileSync(shim, "utf8")).toStartWith("#!/usr/bin/env node\n");
+		expect(statSync(shim).mode & 0o777).toBe(0o755);
+		expect(readFileSync(join(result.launcherDir, "install.js"), "utf8")).toContain(
+			"fs.renameSync(temp, shim)",
+		);
+		expect(launcher.scripts).toEqual({ postinstall: "node install.js" });
+		expect(launcher.bin).toEqual({ chopin: "bin/chopin" });
 	});
 
 	test("--all refuses a release without every binary; without it, the missing ones are skipped", async () => {

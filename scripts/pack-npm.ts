@@ -81,7 +81,9 @@ export async function packNpm(options: PackOptions = {}): Promise<PackResult> {
 		const dir = join(outDir, target.npmPackage.replace("@chopin/", ""));
 		mkdirSync(join(dir, "bin"), { recursive: true });
 		const manifest = JSON.parse(fill(JSON.stringify(template), target, version)) as Json;
-		writeJson(join(dir, "package.json"), { ...manifest, version });
+		// The Linux builds need glibc: an npm that reads `libc` skips the package on musl, and the launcher says why.
+		const libc = target.node.platform === "linux" ? { libc: ["glibc"] } : {};
+		writeJson(join(dir, "package.json"), { ...manifest, version, ...libc });
 		writeFileSync(join(dir, "README.md"), fill(readme, target, version));
 		copyFileSync(binary, join(dir, "bin", target.npmBinary));
 		chmodSync(join(dir, "bin", target.npmBinary), 0o755);
@@ -96,8 +98,9 @@ export async function packNpm(options: PackOptions = {}): Promise<PackResult> {
 	const optionalDependencies = Object.fromEntries(TARGETS.map((t) => [t.npmPackage, version]).sort());
 	writeJson(join(launcherDir, "package.json"), { ...launcher, version, optionalDependencies });
 	copyFileSync(join(NPM_DIR, "cli", "README.md"), join(launcherDir, "README.md"));
-	copyFileSync(join(NPM_DIR, "cli", "bin", "chopin.js"), join(launcherDir, "bin", "chopin.js"));
-	chmodSync(join(launcherDir, "bin", "chopin.js"), 0o755);
+	copyFileSync(join(NPM_DIR, "cli", "bin", "chopin"), join(launcherDir, "bin", "chopin"));
+	chmodSync(join(launcherDir, "bin", "chopin"), 0o755);
+	copyFileSync(join(NPM_DIR, "cli", "install.js"), join(launcherDir, "install.js"));
 	log(`packed @chopin/cli@${version} in ${relative(process.cwd(), launcherDir)}`);
 	return { version, launcherDir, platformDirs };
 }

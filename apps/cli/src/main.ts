@@ -14,16 +14,23 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 	console.log(cliPackage.version);
 } else {
 	const shortcut = findShortcut(argv);
-	(shortcut
-		? import("./status-main").then(({ runStatusProcess }) => runStatusProcess(shortcut))
-		: import("./process-main").then(({ runProcess }) => runProcess(argv))
-	).then(
-		(code) => {
-			process.exitCode = code;
-		},
-		(error: unknown) => {
-			process.stderr.write(`error: ${String(error)}\n`);
-			process.exitCode = 1;
-		},
-	);
+	// Started by the npm launcher's JS shim: die with it, and take the interrupts it relays (launcher-link.ts).
+	(process.env.CHOPIN_LAUNCHER_PID
+		? import("./program/launcher-link").then(({ joinLauncher }) => joinLauncher())
+		: Promise.resolve()
+	)
+		.then(() =>
+			shortcut
+				? import("./status-main").then(({ runStatusProcess }) => runStatusProcess(shortcut))
+				: import("./process-main").then(({ runProcess }) => runProcess(argv)),
+		)
+		.then(
+			(code) => {
+				process.exitCode = code;
+			},
+			(error: unknown) => {
+				process.stderr.write(`error: ${String(error)}\n`);
+				process.exitCode = 1;
+			},
+		);
 }

@@ -64,15 +64,18 @@ export function statusProcessContext(signal: AbortSignal): ProcessStatusContext 
 export function processContext(signal: AbortSignal): CliContext & { closeLog(): void } {
 	const base = statusProcessContext(signal);
 	const more: Omit<CliContext, keyof ProcessStatusContext> = {
-		// Node's and Bun's process.execve; Windows has no exec that keeps the process.
-		...(process.platform !== "win32" &&
-			process.execve && {
-				reexec: (argv: readonly string[]): never => {
-					base.closeLog();
-					process.execve?.(argv[0]!, [...argv], process.env as Record<string, string>);
-					throw new Error("execve returned");
-				},
-			}),
+		// Node's and Bun's process.execve; Windows has no exec that keeps the process. A getter: none either for a
+		// chopin the npm shim started, whose relay an execve would cut (launcher-link.ts).
+		get reexec(): CliContext["reexec"] {
+			if (process.platform === "win32" || !process.execve) return undefined;
+			const { joinedLauncher } = require("./launcher-link") as typeof import("./launcher-link");
+			if (joinedLauncher()) return undefined;
+			return (argv: readonly string[]): never => {
+				base.closeLog();
+				process.execve?.(argv[0]!, [...argv], process.env as Record<string, string>);
+				throw new Error("execve returned");
+			};
+		},
 		// Getters: process.stdin is a Node stream that costs ~5 ms to build, and few commands read it.
 		stdin: {
 			get stream() {

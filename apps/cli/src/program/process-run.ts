@@ -4,6 +4,7 @@
 
 import type { StatusContext } from "../status/status-report";
 import { CliError, EXIT, toCliError } from "./errors";
+import { onInterrupt } from "./interrupts";
 import type { ProcessStatusContext } from "./process-context";
 
 export async function runAsProcess<C extends ProcessStatusContext>(
@@ -17,16 +18,15 @@ export async function runAsProcess<C extends ProcessStatusContext>(
 		if (controller.signal.aborted) process.exit(EXIT.interrupted);
 		controller.abort(new CliError("interrupted", "Interrupted."));
 	};
-	process.on("SIGINT", interrupt);
-	process.on("SIGTERM", interrupt);
+	// Counted in interrupts.ts: one Ctrl-C that reaches chopin both directly and through the npm launcher is one.
+	const stopListening = onInterrupt(interrupt);
 	try {
 		await command(ctx);
 		return EXIT.ok;
 	} catch (thrown) {
 		return reportFailure(thrown, ctx);
 	} finally {
-		process.off("SIGINT", interrupt);
-		process.off("SIGTERM", interrupt);
+		stopListening();
 		ctx.closeLog();
 	}
 }

@@ -4,6 +4,7 @@ import {
 	CLI_VERSION,
 	detectInstallMethod,
 	type InstallFacts,
+	type InstallMethod,
 	isCompiled,
 	scriptInstallDir,
 	selfCommand,
@@ -75,12 +76,43 @@ describe("detectInstallMethod", () => {
 			"/x/node_modules/@chopin/cli-/bin/chopin",
 			"/x/node_modules/@chopin/cli-linux_x64/bin/chopin",
 			"/x/node_modules/@chopin/cli-linux-x64",
-			"/x/node_modules/@chopin/cli/bin/chopin",
+			"/x/node_modules/@chopin/cli/bin/chopin-old",
 		])
 			expect({ execPath, method: detectInstallMethod({ ...linux, execPath }) }).toEqual({
 				execPath,
 				method: "binary",
 			});
+	});
+
+	test("the binary install.js put at @chopin/cli/bin/chopin came from npm too", () => {
+		expect(
+			detectInstallMethod({ ...linux, execPath: "/usr/local/lib/node_modules/@chopin/cli/bin/chopin" }),
+		).toBe("npm");
+	});
+
+	test("pnpm, yarn and bun global installs are told by where each puts its packages", () => {
+		const cases: [string, InstallMethod][] = [
+			[
+				"/home/me/.local/share/pnpm/global/5/node_modules/.pnpm/@chopin+cli-linux-x64@1.2.3/node_modules/@chopin/cli-linux-x64/bin/chopin",
+				"pnpm",
+			],
+			[
+				"/Users/me/Library/pnpm/global/v10/node_modules/.pnpm/@chopin+cli@1.2.3/node_modules/@chopin/cli/bin/chopin",
+				"pnpm",
+			],
+			["/home/me/.config/yarn/global/node_modules/@chopin/cli-linux-x64/bin/chopin", "yarn"],
+			[
+				"C:\\Users\\Me\\AppData\\Local\\Yarn\\Data\\global\\node_modules\\@chopin\\cli-win32-x64\\bin\\chopin.exe",
+				"yarn",
+			],
+			["/home/me/.bun/install/global/node_modules/@chopin/cli-linux-x64/bin/chopin", "bun"],
+			["/home/me/.bun/install/global/node_modules/@chopin/cli/bin/chopin", "bun"],
+			["/opt/bun/install/global/node_modules/@chopin/cli-darwin-arm64/bin/chopin", "bun"],
+			// Not in a package: what the directory is called does not matter.
+			["/home/me/.bun/install/global/chopin", "binary"],
+		];
+		for (const [execPath, method] of cases)
+			expect({ execPath, method: detectInstallMethod({ ...linux, execPath }) }).toEqual({ execPath, method });
 	});
 
 	test("a compiled binary anywhere else is a standalone binary", () => {
@@ -124,6 +156,16 @@ describe("upgradeCommand", () => {
 			"npm install -g @chopin/cli@1.2.3",
 		);
 		expect(upgradeCommand("npm", { ...windows, server })).toBe("npm install -g @chopin/cli@latest");
+	});
+
+	test("pnpm, yarn and bun: each its own global install", () => {
+		expect(upgradeCommand("pnpm", { ...linux, server, version: "1.2.3" })).toBe(
+			"pnpm add -g @chopin/cli@1.2.3",
+		);
+		expect(upgradeCommand("yarn", { ...linux, server, version: "1.2.3" })).toBe(
+			"yarn global add @chopin/cli@1.2.3",
+		);
+		expect(upgradeCommand("bun", { ...windows, server })).toBe("bun add -g @chopin/cli@latest");
 	});
 
 	test("the install script, from the server the machine is paired with", () => {

@@ -7,12 +7,13 @@ import { dirnamePath, joinPath, normalizePath } from "../local/plain-path";
 export const CLI_VERSION: string = cliPackage.version;
 
 /**
- * - npm: the `@chopin/cli` launcher started a binary from `@chopin/cli-<os>-<arch>`.
+ * - npm, pnpm, yarn, bun: that package manager installed `@chopin/cli` (globally, as a rule), and the binary runs from
+ *   its `@chopin/cli-<os>-<arch>` package, or from `@chopin/cli/bin/chopin` where the install script put it there.
  * - script: install.sh / install.ps1 put the binary in the stable per-user ~/.chopin/bin.
  * - binary: a compiled binary anywhere else (downloaded from a release by hand).
  * - source: `bun apps/cli/src/main.ts` from a clone of the repository.
  */
-export type InstallMethod = "npm" | "script" | "binary" | "source";
+export type InstallMethod = "npm" | "pnpm" | "yarn" | "bun" | "script" | "binary" | "source";
 
 export interface InstallFacts {
 	/** process.execPath: the binary itself when compiled, bun when run from source. */
@@ -30,7 +31,8 @@ export function isCompiled(main: string): boolean {
 
 export function detectInstallMethod(facts: InstallFacts): InstallMethod {
 	if (!isCompiled(facts.main)) return "source";
-	if (isNpmPlatformBinary(facts.execPath)) return "npm";
+	const manager = packageManager(facts.execPath);
+	if (manager) return manager;
 	const { platform } = facts;
 	const sameDir = (a: string, b: string) =>
 		platform === "win32"
@@ -41,13 +43,30 @@ export function detectInstallMethod(facts: InstallFacts): InstallMethod {
 }
 
 const NPM_PACKAGE_DIR = "/node_modules/@chopin/cli-";
+/** Where @chopin/cli's install script puts the binary in place of the JS shim (npm/cli/install.js). */
+const LAUNCHER_BIN = "/node_modules/@chopin/cli/bin/chopin";
 
 /**
- * Whether the binary is inside an `@chopin/cli-<os>-<arch>` package (any case, either slash): string tests, not a
- * regular expression, since the first one a process compiles costs a plain `chopin status` ~0.2 ms.
+ * The package manager whose package the binary is in, told by the path each one installs to (the binary's real
+ * path: symlinks resolved): pnpm's store (`node_modules/.pnpm/`), yarn's global folder (`~/.config/yarn/global`,
+ * `%LOCALAPPDATA%\Yarn\Data\global`), bun's (`$BUN_INSTALL/install/global`, `~/.bun` by default), else npm.
+ * Undefined outside a package.
  */
-function isNpmPlatformBinary(execPath: string): boolean {
+function packageManager(execPath: string): "npm" | "pnpm" | "yarn" | "bun" | undefined {
 	const path = execPath.replaceAll("\\", "/").toLowerCase();
+	if (!path.endsWith(LAUNCHER_BIN) && !isNpmPlatformBinary(path)) return undefined;
+	if (path.includes("/node_modules/.pnpm/")) return "pnpm";
+	if (path.includes("/yarn/global/node_modules/") || path.includes("/yarn/data/global/node_modules/"))
+		return "yarn";
+	if (path.includes("/install/global/node_modules/")) return "bun";
+	return "npm";
+}
+
+/**
+ * Whether the binary is inside an `@chopin/cli-<os>-<arch>` package (`path` lower case, forward slashes): string
+ * tests, not a regular expression, since the first one a process compiles costs a plain `chopin status` ~0.2 ms.
+ */
+function isNpmPlatformBinary(path: string): boolean {
 	for (let at = path.indexOf(NPM_PACKAGE_DIR); at >= 0; at = path.indexOf(NPM_PACKAGE_DIR, at + 1)) {
 		const start = at + NPM_PACKAGE_DIR.length;
 		const end = path.indexOf("/", start);
@@ -79,7 +98,10 @@ export function upgradeCommand(
 	const { platform, server, version } = options;
 	switch (method) {
 		case "npm":
-			return `npm install -g @chopin/cli@${version ?? "latest"}`;
+		case "pnpm":
+		case "yarn":
+		case "bun":
+			return packageManagerUpgrade(method, version ?? "latest");
 		case "script":
 			return installerCommand(platform, server, version, undefined);
 		case "binary": {
@@ -90,6 +112,21 @@ export function upgradeCommand(
 			const root = sourceRoot(options.main);
 			return `git -C ${shQuote(root)} pull --ff-only && bun install --cwd ${shQuote(root)}`;
 		}
+	}
+}
+
+/** The global install of @chopin/cli at `version` with the package manager that installed it. */
+export function packageManagerUpgrade(manager: "npm" | "pnpm" | "yarn" | "bun", version: string): string {
+	const spec = `@chopin/cli@${version}`;
+	switch (manager) {
+		case "npm":
+			return `npm install -g ${spec}`;
+		case "pnpm":
+			return `pnpm add -g ${spec}`;
+		case "yarn":
+			return `yarn global add ${spec}`;
+		case "bun":
+			return `bun add -g ${spec}`;
 	}
 }
 

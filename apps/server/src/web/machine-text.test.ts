@@ -17,6 +17,9 @@ test("the client in words", () => {
 	expect(describeClient({ version: "1.2.3", os: "darwin", arch: "arm64", install: "script" })).toBe(
 		"chopin 1.2.3 on darwin-arm64, installed with the install script",
 	);
+	expect(describeClient({ version: "1.2.3", os: "linux", arch: "x64", install: "pnpm" })).toBe(
+		"chopin 1.2.3 on linux-x64, installed with pnpm",
+	);
 });
 
 test("a rate limit's wait comes from the body, else a minute", () => {

@@ -16,6 +16,9 @@ export function normaliseCode(typed: string): string {
 
 const INSTALLS: Record<PairingView["client"]["install"], string> = {
 	npm: "installed with npm",
+	pnpm: "installed with pnpm",
+	yarn: "installed with yarn",
+	bun: "installed with bun",
 	script: "installed with the install script",
 	binary: "a downloaded binary",
 	source: "run from source",

@@ -138,6 +138,10 @@ describe("client identity and versions", () => {
 
 	test("the upgrade command depends on how chopin was installed", () => {
 		expect(upgradeCommand("npm", "1.2.0", "https://c.example")).toBe("npm install -g @chopin/cli@1.2.0");
+		expect(upgradeCommand("pnpm", "1.2.0", "https://c.example")).toBe("pnpm add -g @chopin/cli@1.2.0");
+		expect(upgradeCommand("yarn", "1.2.0", "https://c.example")).toBe("yarn global add @chopin/cli@1.2.0");
+		expect(upgradeCommand("bun", "1.2.0", "https://c.example")).toBe("bun add -g @chopin/cli@1.2.0");
+		expect(parseClientHeader("chopin/1.2.3 (linux-x64; pnpm)")?.install).toBe("pnpm");
 		expect(upgradeCommand("script", "1.2.0", "https://c.example")).toContain("https://c.example/install.sh");
 		expect(upgradeCommand("source", "1.2.0", "https://c.example")).toBe("git pull --ff-only && bun install");
 		expect(upgradeCommand("script", "1.2.0", "https://c.example")).toBe(

@@ -77,6 +77,12 @@ export function upgradeCommand(
 	switch (install) {
 		case "npm":
 			return `npm install -g @chopin/cli@${version}`;
+		case "pnpm":
+			return `pnpm add -g @chopin/cli@${version}`;
+		case "yarn":
+			return `yarn global add @chopin/cli@${version}`;
+		case "bun":
+			return `bun add -g @chopin/cli@${version}`;
 		case "script":
 		case "binary":
 			return os === "win32" || os === "windows"

@@ -6,7 +6,8 @@
 import { z } from "zod";
 import { chars, count, idString } from "../schemas/fields";
 
-export const INSTALL_METHODS = ["npm", "script", "binary", "source"] as const;
+/** How the CLI was installed: by a package manager (npm, pnpm, yarn, bun), an install script, by hand, or a clone. */
+export const INSTALL_METHODS = ["npm", "pnpm", "yarn", "bun", "script", "binary", "source"] as const;
 
 const note = chars(0, 4000);
 const millis = count;
