@@ -175,18 +175,18 @@ export async function insertMessage(store: Store, message: NewMessage): Promise<
 				// RETURNING: the row as stored without another round trip to read it back.
 				const row = await tx.one(
 					tx.sql`INSERT INTO chat_messages ${tx.sql({
-					id: message.id,
-					document_id: message.documentId,
-					seq: Number(next?.seq ?? 1),
-					author_login: message.authorLogin,
-					role: message.role,
-					body: message.body,
-					status: message.status,
-					reply_to: message.replyTo,
-					thread_root: message.threadRoot ?? null,
-					created_at: message.now,
-					updated_at: message.now,
-				})} RETURNING *`,
+						id: message.id,
+						document_id: message.documentId,
+						seq: Number(next?.seq ?? 1),
+						author_login: message.authorLogin,
+						role: message.role,
+						body: message.body,
+						status: message.status,
+						reply_to: message.replyTo,
+						thread_root: message.threadRoot ?? null,
+						created_at: message.now,
+						updated_at: message.now,
+					})} RETURNING *`,
 					messageRow,
 				);
 				if (message.attachments?.length) await insertAttachments(tx, message.id, message.attachments);
