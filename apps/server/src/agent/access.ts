@@ -65,11 +65,16 @@ export async function checkAccess(deps: AccessDeps, owner: OwnerRef): Promise<Ac
 	const authorization = actingAuthorization(deps, owner);
 	if (!authorization) return signInEnded();
 	try {
-		// Fresh: nothing kept may hide a change. An unchanged answer is a 304 that spends no rate limit.
-		const admitted = await deps.identity.admitted(authorization, FRESH);
-		const permission = admitted
-			? await deps.identity.permission(authorization, owner.repository, FRESH)
-			: "none";
+		// Fresh: nothing kept may hide a change. An unchanged answer is a 304 that spends no rate limit. Both are
+		// asked at once, so a check costs one GitHub round trip rather than two; admission decides first.
+		const [admission, access] = await Promise.allSettled([
+			deps.identity.admitted(authorization, FRESH),
+			deps.identity.permission(authorization, owner.repository, FRESH),
+		]);
+		if (admission.status === "rejected") throw admission.reason;
+		const admitted = admission.value;
+		if (admitted && access.status === "rejected") throw access.reason;
+		const permission = admitted && access.status === "fulfilled" ? access.value : "none";
 		if (admitted && permits(permission, "write")) return { ok: true, authorization };
 		return {
 			ok: false,

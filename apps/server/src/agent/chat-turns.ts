@@ -134,10 +134,23 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 	const documentId = planner.document.id;
 	let sink: ChatReplySink | undefined;
 	try {
-		const reply = await domain.chat.replies.start(documentId, {
-			replyTo: chatTurn.replyTo,
-			...(chatTurn.thread && { threadRoot: chatTurn.thread.id }),
-		});
+		// Access is checked before the session starts and again before its turn. The reply is written while the
+		// client starts the session, so the turn frame waits for the longer of the two rather than both.
+		const before = await planner.guard();
+		const opening = before.ok ? openTurnSession(planner, chatTurn) : undefined;
+		// Settled here too: a start that fails while the reply is written is not an unhandled rejection.
+		opening?.catch(() => {});
+		let reply: MessageView;
+		try {
+			reply = await domain.chat.replies.start(documentId, {
+				replyTo: chatTurn.replyTo,
+				...(chatTurn.thread && { threadRoot: chatTurn.thread.id }),
+			});
+		} catch (error) {
+			// No reply to run the turn in: the session started for it ends.
+			void opening?.then(({ session }) => planner.release(session)).catch(() => {});
+			throw error;
+		}
 		const replies = new ChatReplySink(domain.chat.replies, reply.id, log);
 		sink = replies;
 		const ended = async (): Promise<ChatTurnEnd> => {
@@ -151,12 +164,10 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 			replies.ended({ status: "failed", message: text });
 			return ended();
 		};
-		// Access is checked before the session starts and again before its turn.
-		const before = await planner.guard();
 		if (!before.ok) return await failed(before.message);
 		let opened: TurnSession;
 		try {
-			opened = await openTurnSession(planner, chatTurn);
+			opened = await opening!;
 		} catch (error) {
 			if (error instanceof StartFailed) return await failed(error.message);
 			throw error;

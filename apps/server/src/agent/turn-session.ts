@@ -21,16 +21,19 @@ export async function openTurnSession(
 	const { domain, store, log } = planner.deps;
 	const documentId = planner.document.id;
 	const { thread } = turn;
-	const context = await domain.chat.chatContext(documentId, {
+	// The transcript is read while the client starts the session: the turn waits for the longer of the two.
+	const reading = domain.chat.chatContext(documentId, {
 		before: turn.before,
 		...(thread && { thread: { root: thread.id, rootSeq: thread.seq } }),
 	});
+	reading.catch(() => {});
 	const instructed = thread && { rootLine: `@${thread.authorLogin ?? "chopin"}: ${thread.body}` };
 	if (thread && instructed && planner.link.features.has("session-forks")) {
 		const from = await forkSource(store, thread, turn.before);
 		if (from) {
 			try {
 				const session = await planner.startSession("planner", from);
+				const context = await read(planner, session, reading);
 				return {
 					session,
 					instructions: forkedInstructions(planner.document, instructed, context.backscroll),
@@ -47,5 +50,16 @@ export async function openTurnSession(
 		}
 	}
 	const session = await planner.startSession("planner");
+	const context = await read(planner, session, reading);
 	return { session, instructions: plannerInstructions(planner.document, context.transcript, instructed) };
+}
+
+/** The transcript read beside the start; a session started for a turn that cannot have it ends. */
+async function read<T>(planner: AttachedPlanner, session: PlannerSession, reading: Promise<T>): Promise<T> {
+	try {
+		return await reading;
+	} catch (error) {
+		planner.release(session);
+		throw error;
+	}
 }

@@ -92,6 +92,14 @@ export function toMessageView(
 	};
 }
 
+/**
+ * The view of a row just inserted without files: it has no Work details rows and no thread yet, so nothing more
+ * is read for it (the @chopin path writes two such rows before its turn).
+ */
+export function newMessageView(row: MessageRow): MessageView {
+	return toMessageView(row);
+}
+
 /** The views of these rows, each with its Work details rows, in the rows' order. */
 export async function messageViews(db: Db, rows: readonly MessageRow[]): Promise<MessageView[]> {
 	const planner = rows.filter((r) => r.role === "planner").map((r) => r.id);
@@ -164,21 +172,25 @@ export async function insertMessage(store: Store, message: NewMessage): Promise<
 				const next = await tx.one(
 					tx.sql`SELECT coalesce(max(seq), 0) + 1 AS seq FROM chat_messages WHERE document_id = ${message.documentId}`,
 				);
-				await tx.sql`INSERT INTO chat_messages ${tx.sql({
-					id: message.id,
-					document_id: message.documentId,
-					seq: Number(next?.seq ?? 1),
-					author_login: message.authorLogin,
-					role: message.role,
-					body: message.body,
-					status: message.status,
-					reply_to: message.replyTo,
-					thread_root: message.threadRoot ?? null,
-					created_at: message.now,
-					updated_at: message.now,
-				})}`;
+				// RETURNING: the row as stored without another round trip to read it back.
+				const row = await tx.one(
+					tx.sql`INSERT INTO chat_messages ${tx.sql({
+						id: message.id,
+						document_id: message.documentId,
+						seq: Number(next?.seq ?? 1),
+						author_login: message.authorLogin,
+						role: message.role,
+						body: message.body,
+						status: message.status,
+						reply_to: message.replyTo,
+						thread_root: message.threadRoot ?? null,
+						created_at: message.now,
+						updated_at: message.now,
+					})} RETURNING *`,
+					messageRow,
+				);
 				if (message.attachments?.length) await insertAttachments(tx, message.id, message.attachments);
-				return (await findMessageRow(tx, message.id))!;
+				return row!;
 			});
 		} catch (error) {
 			if (attempt < 5 && isUniqueViolation(error)) continue;

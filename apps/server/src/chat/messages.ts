@@ -17,7 +17,14 @@ import { mentionsPlanner } from "./mentions";
 
 export { mentionsPlanner };
 
-import { findMessageRow, insertMessage, messageRow, messageViews, type NewMessage } from "./message-rows";
+import {
+	findMessageRow,
+	insertMessage,
+	messageRow,
+	messageViews,
+	type NewMessage,
+	newMessageView,
+} from "./message-rows";
 import type { MessageView } from "./message-view";
 import { ReplyService } from "./replies";
 import { publishThreadRoot, threadRootRow } from "./threads";
@@ -185,7 +192,9 @@ export class ChatService {
 			replyTo: null,
 			now: this.deps.clock.now(),
 		});
-		const message = (await messageViews(this.deps.store, [row]))[0]!;
+		const message = fields.attachments?.length
+			? (await messageViews(this.deps.store, [row]))[0]!
+			: newMessageView(row);
 		this.deps.hub.publish(documentId, { type: "message.created", documentId, message });
 		if (fields.threadRoot !== undefined) await publishThreadRoot(this.deps, fields.threadRoot);
 		return message;

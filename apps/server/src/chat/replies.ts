@@ -7,7 +7,7 @@ import { randomId } from "../ids";
 import type { DocumentImageService, StoredImage } from "../images/service";
 import { ChatError } from "./errors";
 import { maskCredentials } from "./masking";
-import { findMessageRow, insertMessage, messageViews } from "./message-rows";
+import { findMessageRow, insertMessage, messageViews, newMessageView } from "./message-rows";
 import type { ChatImage, MessageView } from "./message-view";
 import { publishThreadRoot } from "./threads";
 import { storeToolImages } from "./tool-image-store";
@@ -91,10 +91,10 @@ export class ReplyService {
 			now: this.deps.clock.now(),
 		});
 		this.#streams.set(row.id, { documentId, body: "", pending: "", closed: false, lastWrite: 0 });
-		const [view] = await messageViews(this.deps.store, [row]);
-		this.deps.hub.publish(documentId, { type: "message.created", documentId, message: view! });
+		const view = newMessageView(row);
+		this.deps.hub.publish(documentId, { type: "message.created", documentId, message: view });
 		if (row.thread_root !== null) await publishThreadRoot(this.deps, row.thread_root);
-		return view!;
+		return view;
 	}
 
 	/** Whether this process streams the message (only the process that started a reply can append to it). */

@@ -1,0 +1,251 @@
+/**
+ * Message to turn frame: from the start of an `@chopin` message's POST (a real HTTP request with octocat's page
+ * cookie to POST /api/documents/:id/messages) to the `turn` frame parsed by the attached package client, which runs
+ * in its own process (bench/turn-latency-client.ts) and stamps the frame as its turn handler gets it. The server is
+ * its own process too (github mode against the GitHub emulator, as bench/restart-handover.ts), on SQLite or a fresh
+ * PostgreSQL schema; the Planner attaches with a paired machine's Planner credential (chopin_p_). One turn at a time:
+ * the next message is posted once the Planner is idle again (that wait is not timed). p50/p99 over N turns (default
+ * 300) after a few untimed ones. Same-run baseline: the same client measure through a bare Bun HTTP -> WebSocket
+ * forwarder process (bench/turn-latency-forwarder.ts), the same POST body and frame parse. Target: p99 < 5 ms.
+ * Not a test: it prints its figures.
+ *
+ *   bun bench/turn-latency.ts [sqlite|postgres|both, default both] [turns, default 300] [runs, default 1] [local|github, default local]
+ *
+ * local (the figure the target is about): AUTH_MODE=local, LOCAL_ACCOUNTS with octocat an admin of the repository,
+ * LOCAL_PLANNER_CREDENTIALS=on; the access checks run in the server. github: AUTH_MODE=github against the GitHub
+ * emulator process, where every access check asks GitHub fresh (two conditional requests, spec: no cache that skips
+ * a check), so the emulator's answers are in the figure.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Subprocess } from "bun";
+import type { StoreKind } from "../apps/server/src/store/store";
+import { createTestDatabase } from "../apps/server/src/store/testing";
+import { cliRequest, pageRequest, pairLocally, type Target } from "../apps/server/src/testing/machines";
+import { signInLocally } from "../apps/server/src/testing/sign-in";
+import { GitHubServer } from "../test/reliability/support/github-server";
+import { freePort, startServerProcess } from "../test/reliability/support/server-process";
+
+const WHICH = process.argv[2] ?? "both";
+/** local: accounts from LOCAL_ACCOUNTS (the access checks are the server's own); github: against the emulator. */
+const AUTH = (process.argv[5] ?? "local") as "local" | "github";
+const TURNS = Number(process.argv[3] ?? 300);
+const RUNS = Number(process.argv[4] ?? 1);
+const WARM = 20;
+const TARGET_MS = 5;
+
+const now = () => performance.timeOrigin + performance.now();
+
+/** A client process: its JSON lines, and waiters on them. */
+class Client {
+	readonly events: { type: string; tag?: string; at: number; message?: string }[] = [];
+	readonly #waiters = new Set<() => void>();
+	readonly child: Subprocess<"pipe", "pipe", "inherit">;
+
+	constructor(input: Record<string, unknown>) {
+		this.child = Bun.spawn(["bun", join(import.meta.dir, "turn-latency-client.ts")], {
+			stdin: "pipe",
+			stdout: "pipe",
+			stderr: "inherit",
+		});
+		this.child.stdin.write(`${JSON.stringify(input)}\n`);
+		this.child.stdin.flush();
+		void this.#pump();
+	}
+
+	async #pump(): Promise<void> {
+		const decoder = new TextDecoder();
+		let partial = "";
+		for await (const chunk of this.child.stdout) {
+			const lines = (partial + decoder.decode(chunk, { stream: true })).split("\n");
+			partial = lines.pop() ?? "";
+			for (const line of lines) if (line) this.events.push(JSON.parse(line));
+			for (const waiter of [...this.#waiters]) waiter();
+		}
+	}
+
+	/** The first event that matches, once printed. */
+	until(match: (e: Client["events"][number]) => boolean, what: string): Promise<Client["events"][number]> {
+		return new Promise((resolve, reject) => {
+			const timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}`)), 30_000);
+			const poll = () => {
+				const error = this.events.find((e) => e.type === "error");
+				if (error) return reject(new Error(`the client: ${error.message}`));
+				const found = this.events.find(match);
+				if (!found) return;
+				clearTimeout(timer);
+				this.#waiters.delete(poll);
+				resolve(found);
+			};
+			this.#waiters.add(poll);
+			poll();
+		});
+	}
+
+	async close(): Promise<void> {
+		this.child.kill("SIGTERM");
+		await this.child.exited;
+	}
+}
+
+function summary(values: number[]): { p50: number; p99: number; text: string } {
+	const sorted = [...values].sort((a, b) => a - b);
+	const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
+	const f = (v: number) => `${v.toFixed(2)} ms`;
+	return {
+		p50: at(0.5),
+		p99: at(0.99),
+		text: `p50 ${f(at(0.5))}, p99 ${f(at(0.99))}, max ${f(sorted.at(-1)!)} (n=${sorted.length})`,
+	};
+}
+
+/** Posts WARM + TURNS messages one at a time; the times from each POST's start to its frame, warm ones left out. */
+async function measure(
+	client: Client,
+	post: (body: string) => Promise<Response>,
+	idle: () => Promise<void>,
+): Promise<number[]> {
+	const times: number[] = [];
+	for (let i = 0; i < WARM + TURNS; i++) {
+		await idle();
+		const tag = String(i);
+		const frame = client.until((e) => e.type === "turn" && e.tag === tag, `turn #${tag}`);
+		const started = now();
+		const res = await post(`@chopin turn #${tag}`);
+		if (res.status !== 201) throw new Error(`the message answered ${res.status}: ${await res.text()}`);
+		const { at } = await frame;
+		if (i >= WARM) times.push(at - started);
+	}
+	return times;
+}
+
+async function baseline(): Promise<number[]> {
+	const forwarder = Bun.spawn(["bun", join(import.meta.dir, "turn-latency-forwarder.ts")], {
+		stdout: "pipe",
+		stderr: "inherit",
+	});
+	const reader = forwarder.stdout.getReader();
+	const url = new TextDecoder().decode((await reader.read()).value).trim();
+	const client = new Client({ mode: "bare", url: `${url.replace("http", "ws")}ws` });
+	try {
+		await client.until((e) => e.type === "attached", "the bare socket");
+		return await measure(
+			client,
+			(body) =>
+				fetch(`${url}messages`, {
+					method: "POST",
+					headers: { "content-type": "application/json" },
+					body: JSON.stringify({ body }),
+				}),
+			async () => {},
+		);
+	} finally {
+		await client.close();
+		forwarder.kill("SIGTERM");
+		await forwarder.exited;
+	}
+}
+
+/** What the bench asks of a server: a document, its Planner credential, octocat's messages and the Planner's state. */
+interface World {
+	publicUrl: string;
+	createDocument(title: string): Promise<string>;
+	plannerToken(document: string): Promise<string>;
+	say(document: string, body: string): Promise<Response>;
+	plannerState(document: string): Promise<string>;
+	close(): Promise<void>;
+}
+
+/** The server in AUTH_MODE=local as its own process, octocat signed in with the page's cookie, a paired machine. */
+async function localWorld(store: StoreKind): Promise<World> {
+	const dataDir = mkdtempSync(join(tmpdir(), "chopin-turn-latency-"));
+	const database = store === "postgres" ? await createTestDatabase("postgres") : undefined;
+	const server = await startServerProcess({
+		dataDir,
+		port: await freePort(),
+		env: {
+			AUTH_MODE: "local",
+			DEMO: "off",
+			LOG_LEVEL: "warn",
+			LOCAL_ACCOUNTS: JSON.stringify({
+				users: [{ login: "octocat" }],
+				repositories: { "score-team/score": { octocat: "admin" } },
+			}),
+			LOCAL_PLANNER_CREDENTIALS: "on",
+			...(database && { DATABASE_URL: database.url }),
+		},
+	});
+	const target: Target = { fetch: (req) => fetch(req, { redirect: "manual" }), publicUrl: server.url };
+	const { jar } = await signInLocally(target, "octocat");
+	const { credential } = await pairLocally(target, jar, { repositories: ["score-team/score"] });
+	const page = (method: string, path: string, body?: unknown) => pageRequest(target, jar, method, path, body);
+	return {
+		publicUrl: server.url,
+		async createDocument(title) {
+			const res = await page("POST", "/api/documents", {
+				repository: "score-team/score",
+				title,
+				source: "# Plan\n",
+			});
+			if (res.status !== 201) throw new Error(`creating a document answered ${res.status}`);
+			return ((await res.json()) as { document: { id: string } }).document.id;
+		},
+		async plannerToken(document) {
+			const res = await cliRequest(target, "POST", "/api/connector/planner", {
+				credential,
+				body: { document },
+			});
+			if (res.status !== 200) throw new Error(`a Planner credential answered ${res.status}`);
+			return ((await res.json()) as { token: string }).token;
+		},
+		say: (document, body) => page("POST", `/api/documents/${document}/messages`, { body }),
+		async plannerState(document) {
+			const res = await page("GET", `/api/documents/${document}/planner`);
+			return ((await res.json()) as { planner: { state: string } }).planner.state;
+		},
+		async close() {
+			await server.stop();
+			await database?.drop();
+			rmSync(dataDir, { recursive: true, force: true });
+		},
+	};
+}
+
+async function chopin(store: StoreKind): Promise<number[]> {
+	const world: World =
+		AUTH === "local"
+			? await localWorld(store)
+			: await GitHubServer.start({ store, env: { LOG_LEVEL: "warn" } });
+	let client: Client | undefined;
+	try {
+		const document = await world.createDocument("Turn latency");
+		const token = await world.plannerToken(document);
+		client = new Client({ mode: "agent", url: world.publicUrl, token, document });
+		await client.until((e) => e.type === "attached", "the Planner attached");
+		return await measure(
+			client,
+			(body) => world.say(document, body),
+			async () => {
+				while ((await world.plannerState(document)) !== "attached") await Bun.sleep(1);
+			},
+		);
+	} finally {
+		await client?.close();
+		await world.close();
+	}
+}
+
+const stores: StoreKind[] = WHICH === "both" ? ["sqlite", "postgres"] : [WHICH as StoreKind];
+console.log(`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
+for (let run = 1; run <= RUNS; run++) {
+	const bare = summary(await baseline());
+	console.log(`run ${run}: bare Bun HTTP -> WebSocket forwarder (baseline): ${bare.text}`);
+	for (const store of stores) {
+		const s = summary(await chopin(store));
+		console.log(
+			`run ${run}: ${store} (${AUTH} auth): POST @chopin -> turn frame parsed: ${s.text}; p99 ${(s.p99 / bare.p99).toFixed(1)}x the baseline's, +${(s.p99 - bare.p99).toFixed(2)} ms; target p99 < ${TARGET_MS} ms: ${s.p99 < TARGET_MS ? "met" : "missed"}`,
+		);
+	}
+	console.log(`load average: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
+}
