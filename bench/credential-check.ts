@@ -20,6 +20,7 @@ import { DocumentService } from "../apps/server/src/documents/service";
 import { LiveHub } from "../apps/server/src/live/hub";
 import { createLogger } from "../apps/server/src/log";
 import { MachineAuthorizations } from "../apps/server/src/machines/authorizations";
+import { CredentialCache } from "../apps/server/src/machines/credential-cache";
 import { newMachineCredential, newPlannerCredential } from "../apps/server/src/machines/credentials";
 import { MachineAuth } from "../apps/server/src/machines/machine-auth";
 import { PlannerAccess } from "../apps/server/src/machines/planner-access";
@@ -104,9 +105,11 @@ async function run(kind: "sqlite" | "postgres", url: string): Promise<Seeded> {
 		await migrate(store);
 		const seeded = await seed(store, clock);
 		const { machineTokens, plannerTokens } = seeded;
+		const cache = new CredentialCache();
 		const auth = new MachineAuth({
 			store,
 			clock,
+			cache,
 			versionPolicy: () => ({ minVersion: undefined, serverVersion: "0.1.0", origin: "http://localhost" }),
 		});
 		const identity = createIdentity({
@@ -124,7 +127,7 @@ async function run(kind: "sqlite" | "postgres", url: string): Promise<Seeded> {
 			identity,
 			documents,
 			authorizations,
-			credentials: new PlannerCredentials({ store, clock }),
+			credentials: new PlannerCredentials({ store, clock, cache }),
 			settings: () => ({ ...config, localPlannerCredentials: true }),
 		});
 		const pick = (tokens: string[]) => tokens[Math.floor(Math.random() * tokens.length)]!;
