@@ -12,8 +12,14 @@
  * scale: it depends on the daemon noticing that the server answers again (its reach, every 1 to 2 s) and on an attempt
  * left in a dropped network being given up.
  *
+ * The daemon's reconnect schedule (1, 2, 5, 10, 20, 30 s, then every 60 s) reaches its 60 s steps after 68 s of
+ * failures. The third parameter caps its steps (the daemon's CHOPIN_CONTROL_RETRY_MAX_MS) so a short outage reaches
+ * its last step: with a cap of 6 s, a 25 s outage does (1 + 2 + 5 + 6 s), and a round takes half a minute instead of
+ * minutes. The figures say which cap they ran with; the default is the real schedule.
+ *
  *   bun bench/reattach.ts [rounds per mode, default 4] [outages in seconds, comma-separated, default 5,25,65,130]
- *   (600 for a ten-minute outage: `bun bench/reattach.ts 1 600`)
+ *     [the schedule's longest step in seconds, default 60]
+ *   (600 for a ten-minute outage: `bun bench/reattach.ts 1 600`; a quick run past the last step: `bun bench/reattach.ts 2 5,25 6`)
  */
 import { rmSync } from "node:fs";
 import { ipcRequest } from "../apps/cli/src/local/ipc";
@@ -34,6 +40,7 @@ const SILENCE_MS = 2_500;
 /** How long each round's network stays broken: all longer than the silence limit, some past the schedule's 60 s steps. */
 const STALLS_MS = (process.argv[3] ?? "5,25,65,130").split(",").map((s) => Number(s) * 1_000);
 const MODES = ["hold", "drop"] as const;
+const RETRY_MAX_MS = Number(process.argv[4] ?? 60) * 1_000;
 
 const server = await startTestServer({
 	env: {
@@ -50,7 +57,12 @@ try {
 	const target = { fetch: (req: Request) => server.fetch(req), publicUrl: server.context.config.publicUrl };
 	const { jar } = await signInLocally(target, "ana");
 	const paired = await pairLocally(target, jar);
-	home = await makeCliHome({ CHOPIN_CONTROL_SILENCE_MS: String(SILENCE_MS), CHOPIN_LOG_LEVEL: "info" });
+	home = await makeCliHome({
+		CHOPIN_CONTROL_SILENCE_MS: String(SILENCE_MS),
+		CHOPIN_CONTROL_RETRY_MAX_MS: String(RETRY_MAX_MS),
+		CHOPIN_LOG_LEVEL: "info",
+	});
+	console.log(`the daemon's reconnect schedule: steps up to ${RETRY_MAX_MS / 1000} s (the real one: 60 s)`);
 	const deps = { paths: home.paths, platform: "linux" as const, secrets: new Secrets() };
 	// The daemon knows the server only as the proxy.
 	saveCredential(deps, {

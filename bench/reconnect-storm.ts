@@ -1,13 +1,15 @@
 /**
  * A reconnect storm: N paired machines (default 1,000), each running the CLI's real control link (ControlLink with its
- * reconnect schedule and its reach probe, `ws` sockets, the real clock), hold the control channel of a real server
- * running in a child process; the server stops (SIGTERM: `restarting` and 1012 to every machine), stays down for the
- * downtime given, and starts again on the same port and data, as a deploy or an outage does. Prints how long after
- * the new server listened every machine was back, attempts and reaches per machine, errors, and that none was paired
- * again (every welcome names the machine's own id). Target: all back within a few seconds of the server listening,
- * whatever the downtime, zero errors. Not a test: it prints its figures.
+ * reconnect schedule and its reach probe, `ws` sockets, the real clock), plus a sample of real daemons (`chopin run`
+ * processes, default 10: bench/storm-daemons.ts), hold the control channel of a real server running in a child
+ * process; the server stops (SIGTERM: `restarting` and 1012 to every machine), stays down for the downtime given, and
+ * starts again on the same port and data, as a deploy or an outage does. Prints what a person feels: the time from
+ * the new server listening to each machine back (welcomed), p50/p99/max, for the links and for the daemons (as each
+ * daemon's own `status` says, asked every 10 ms), the time until every one is back, attempts and reaches per machine,
+ * errors, and that none was paired again (every welcome names the machine's own id). Target: all back within a few
+ * seconds of the server listening, whatever the downtime, zero errors. Not a test: it prints its figures.
  *
- *   bun bench/reconnect-storm.ts [machines, default 1000] [downtime seconds, default 25]
+ *   bun bench/reconnect-storm.ts [machines, default 1000] [downtime seconds, default 25] [daemons, default 10]
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,9 +25,11 @@ import { openStore } from "../apps/server/src/store/store";
 import { reconnectBackoff } from "../packages/agent-link/src/backoff";
 import { systemClock } from "../packages/agent-link/src/clock";
 import { formatClientHeader } from "../packages/agent-link/src/machine/index";
+import { StormDaemon } from "./storm-daemons";
 
 const COUNT = Number(process.argv[2] ?? 1_000);
 const DOWNTIME_MS = Number(process.argv[3] ?? 25) * 1_000;
+const DAEMONS = Number(process.argv[4] ?? 10);
 const root = join(import.meta.dir, "..");
 const dataDir = mkdtempSync(join(tmpdir(), "chopin-storm-"));
 const port = await freePort();
@@ -60,6 +64,8 @@ class Machine {
 	attempts = 0;
 	reaches = 0;
 	welcomed = false;
+	/** performance.now() of the last welcome. */
+	welcomedAt = 0;
 	readonly errors: string[] = [];
 	#onWelcome: (() => void) | undefined;
 	#running: Promise<void> | undefined;
@@ -89,6 +95,7 @@ class Machine {
 					if (event.welcome.machine.id !== this.id)
 						this.errors.push(`welcomed as ${event.welcome.machine.id}`);
 					this.welcomed = true;
+					this.welcomedAt = performance.now();
 					this.#onWelcome?.();
 				}
 				if (event.type === "ended") {
@@ -127,20 +134,24 @@ async function freePort(): Promise<number> {
 	return found;
 }
 
-async function seed(): Promise<Machine[]> {
+async function seed(): Promise<{ machines: Machine[]; daemons: StormDaemon[] }> {
 	const store = await openStore({ url: `sqlite://${join(dataDir, "chopin.db")}` });
 	try {
 		await migrate(store);
 		const now = Date.now();
 		await store.sql`INSERT INTO users ${store.sql({ login: "storm", created_at: now })}`;
 		const machines: Machine[] = [];
-		for (let from = 0; from < COUNT; from += 500) {
+		const daemons: StormDaemon[] = [];
+		const total = COUNT + DAEMONS;
+		for (let from = 0; from < total; from += 500) {
 			const rows = [];
 			const authorizations = [];
-			for (let i = from; i < Math.min(COUNT, from + 500); i++) {
+			for (let i = from; i < Math.min(total, from + 500); i++) {
 				const credential = newMachineCredential();
 				const id = `mch_storm${String(i).padStart(8, "0")}`;
-				machines.push(new Machine(id, credential));
+				// The last DAEMONS machines are real `chopin run` processes; the others, links in this process.
+				if (i < COUNT) machines.push(new Machine(id, credential));
+				else daemons.push(await StormDaemon.create(id, credential, origin, "storm/repo"));
 				rows.push({
 					id,
 					owner: "storm",
@@ -159,7 +170,7 @@ async function seed(): Promise<Machine[]> {
 			await store.sql`INSERT INTO machines ${store.sql(rows)}`;
 			await store.sql`INSERT INTO machine_authorizations ${store.sql(authorizations)}`;
 		}
-		return machines;
+		return { machines, daemons };
 	} finally {
 		await store.close();
 	}
@@ -182,13 +193,14 @@ async function startServer(): Promise<Subprocess> {
 	return child;
 }
 
-function summary(values: number[]): string {
+function summary(values: number[], unit = ""): string {
 	const sorted = [...values].sort((a, b) => a - b);
 	const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
-	return `min ${sorted[0]}, p50 ${at(0.5)}, p99 ${at(0.99)}, max ${sorted.at(-1)}`;
+	const f = (v: number | undefined) => (unit ? `${Math.round(v ?? Number.NaN)} ${unit}` : String(v));
+	return `min ${f(sorted[0])}, p50 ${f(at(0.5))}, p99 ${f(at(0.99))}, max ${f(sorted.at(-1))}`;
 }
 
-const machines = await seed();
+const { machines, daemons } = await seed();
 let server = await startServer();
 try {
 	const firstStart = performance.now();
@@ -198,32 +210,47 @@ try {
 	console.log(
 		`${COUNT} machines connected and welcomed in ${((performance.now() - firstStart) / 1000).toFixed(2)} s`,
 	);
+	for (const d of daemons) d.start();
+	await Promise.all(daemons.map((d) => d.until(true)));
+	console.log(`${DAEMONS} daemons connected`);
 	const before = machines.map((m) => ({ attempts: m.attempts, reaches: m.reaches }));
 
 	const back = Promise.all(machines.map((m) => m.welcome()));
 	server.kill("SIGTERM");
 	await server.exited;
 	const stopped = performance.now();
-	await Bun.sleep(DOWNTIME_MS);
+	// Each daemon must have seen the channel go before its return is timed.
+	await Promise.all([Bun.sleep(DOWNTIME_MS), ...daemons.map((d) => d.until(false))]);
+	const daemonsBack = daemons.map((d) => d.until(true));
+	for (const waiting of daemonsBack) waiting.catch(() => {}); // what is given up on is said below
 	server = await startServer();
 	const listening = performance.now();
-	const timeout = setTimeout(() => {
-		const missing = machines.filter((m) => !m.welcomed).length;
-		console.log(`not all back after 120 s: ${missing} missing`);
-		process.exit(1);
-	}, 120_000);
-	await back;
+	// Given up on after 180 s: said, and then the finally below stops every daemon and the server.
+	let timeout: ReturnType<typeof setTimeout> | undefined;
+	const gaveUp = new Promise<never>((_, reject) => {
+		timeout = setTimeout(() => {
+			const missing = machines.filter((m) => !m.welcomed).length;
+			reject(new Error(`not all back after 180 s: ${missing} links missing`));
+		}, 180_000);
+	});
+	const daemonTimes = await Promise.race([
+		back.then(() => Promise.all(daemonsBack)).then((ats) => ats.map((at) => at - listening)),
+		gaveUp,
+	]);
 	clearTimeout(timeout);
-	const done = performance.now();
+	const linkTimes = machines.map((m) => m.welcomedAt - listening);
 	const attempts = machines.map((m, i) => m.attempts - before[i]!.attempts);
 	const reaches = machines.map((m, i) => m.reaches - before[i]!.reaches);
 	const errors = machines.flatMap((m) => m.errors);
 	console.log(
 		`the server was down ${((listening - stopped) / 1000).toFixed(1)} s (asked for ${DOWNTIME_MS / 1000} s, plus its start)`,
 	);
+	const last = Math.max(...linkTimes, ...daemonTimes);
 	console.log(
-		`all ${COUNT} back ${((done - listening) / 1000).toFixed(2)} s after the new server listened (target: a few seconds, whatever the downtime)`,
+		`all ${COUNT} links and ${DAEMONS} daemons back ${(last / 1000).toFixed(2)} s after the new server listened (target: a few seconds, whatever the downtime)`,
 	);
+	console.log(`  links, from listening to welcomed: ${summary(linkTimes, "ms")}`);
+	if (DAEMONS) console.log(`  daemons, from listening to connected: ${summary(daemonTimes, "ms")}`);
 	console.log(`attempts per machine while it was away: ${summary(attempts)}`);
 	console.log(
 		`reaches per machine while it was away: ${summary(reaches)} (${(reaches.reduce((a, b) => a + b, 0) / COUNT / Math.max(1, (listening - stopped) / 1000)).toFixed(2)} per machine per second)`,
@@ -233,6 +260,7 @@ try {
 	console.log(`paired again: ${repaired} (every welcome named the machine's own id: ${repaired === 0})`);
 } finally {
 	await Promise.all(machines.map((m) => m.stop()));
+	await Promise.all(daemons.map((d) => d.stop()));
 	server.kill("SIGTERM");
 	await server.exited;
 	rmSync(dataDir, { recursive: true, force: true });

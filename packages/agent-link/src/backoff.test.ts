@@ -9,6 +9,13 @@ test("the reconnect schedule is 1, 2, 5, 10, 20, 30 s, then every minute", () =>
 	expect(backoff.next()).toBe(1_000);
 });
 
+test("a cap shortens the schedule's long steps and keeps the short ones (CHOPIN_CONTROL_RETRY_MAX_MS)", () => {
+	const backoff = reconnectBackoff({ jitter: 0, maxMs: 6_000 });
+	expect(Array.from({ length: 8 }, () => backoff.next())).toEqual([
+		1_000, 2_000, 5_000, 6_000, 6_000, 6_000, 6_000, 6_000,
+	]);
+});
+
 test("jitter keeps delays within the fraction asked for", () => {
 	const low = reconnectBackoff({ random: () => 0 });
 	const high = reconnectBackoff({ random: () => 0.999999 });

@@ -64,8 +64,12 @@ export class Backoff {
 /** The machine's reconnect schedule (DESIGN.md, Reconnect). */
 export const RECONNECT_SCHEDULE_MS = [1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 60_000] as const;
 
-export function reconnectBackoff(options: Omit<BackoffOptions, "delay"> = {}): Backoff {
-	return Backoff.schedule(RECONNECT_SCHEDULE_MS, { jitter: 0.2, ...options });
+/** The reconnect schedule; `maxMs` caps its steps (a daemon's CHOPIN_CONTROL_RETRY_MAX_MS, for tests and benches). */
+export function reconnectBackoff(options: Omit<BackoffOptions, "delay"> & { maxMs?: number } = {}): Backoff {
+	const { maxMs, ...rest } = options;
+	const delays =
+		maxMs === undefined ? RECONNECT_SCHEDULE_MS : RECONNECT_SCHEDULE_MS.map((d) => Math.min(d, maxMs));
+	return Backoff.schedule(delays, { jitter: 0.2, ...rest });
 }
 
 /** A Planner backend's restart backoff (agent-connection.md, Planner backend commands). */

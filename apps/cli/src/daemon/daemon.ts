@@ -121,7 +121,10 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		open: ctx.openWebSocket,
 		clock: ctx.clock,
 		log: ctx.log,
-		backoff: reconnectBackoff(seams.random ? { random: seams.random } : {}),
+		backoff: reconnectBackoff({
+			maxMs: settings.retryMaxMs,
+			...(seams.random ? { random: seams.random } : {}),
+		}),
 		state,
 		finalError: (code, message) =>
 			finalRefusalError(code, message, { server, version: ctx.version, upgrade: ctx }),

@@ -4,11 +4,23 @@ import { daemonSettings } from "./settings";
 
 describe("daemon settings from the environment", () => {
 	test("defaults, overrides, and a bad value refused naming the variable", () => {
-		expect(daemonSettings({})).toEqual({ silenceMs: 37_500, handshakeTimeoutMs: 10_000, probeMs: 5_000 });
-		expect(daemonSettings({ CHOPIN_CONTROL_SILENCE_MS: "2500", CHOPIN_CONTROL_PROBE_MS: " " })).toEqual({
+		expect(daemonSettings({})).toEqual({
+			silenceMs: 37_500,
+			handshakeTimeoutMs: 10_000,
+			probeMs: 5_000,
+			retryMaxMs: 60_000,
+		});
+		expect(
+			daemonSettings({
+				CHOPIN_CONTROL_SILENCE_MS: "2500",
+				CHOPIN_CONTROL_PROBE_MS: " ",
+				CHOPIN_CONTROL_RETRY_MAX_MS: "6000",
+			}),
+		).toEqual({
 			silenceMs: 2_500,
 			handshakeTimeoutMs: 10_000,
 			probeMs: 5_000,
+			retryMaxMs: 6_000,
 		});
 		expect(() => daemonSettings({ CHOPIN_CONTROL_HANDSHAKE_MS: "soon" })).toThrow(
 			expect.objectContaining({ code: "option-invalid", exitCode: 2 }),

@@ -1,4 +1,5 @@
 // The daemon's timing knobs from the environment: defaults for people, shorter values for tests and the bench.
+import { RECONNECT_SCHEDULE_MS } from "@chopin/agent-link/backoff";
 import { z } from "zod";
 import { CliError } from "../program/errors";
 import { HANDSHAKE_TIMEOUT_MS, PROBE_MS, SILENCE_MS } from "./control-link";
@@ -10,12 +11,15 @@ export interface DaemonSettings {
 	handshakeTimeoutMs: number;
 	/** CHOPIN_CONTROL_PROBE_MS: after a wake or network change, how long a ping may go unanswered. */
 	probeMs: number;
+	/** CHOPIN_CONTROL_RETRY_MAX_MS: the longest step of the reconnect schedule (its last, 60 s, by default). */
+	retryMaxMs: number;
 }
 
 const VARIABLES = {
 	silenceMs: ["CHOPIN_CONTROL_SILENCE_MS", SILENCE_MS],
 	handshakeTimeoutMs: ["CHOPIN_CONTROL_HANDSHAKE_MS", HANDSHAKE_TIMEOUT_MS],
 	probeMs: ["CHOPIN_CONTROL_PROBE_MS", PROBE_MS],
+	retryMaxMs: ["CHOPIN_CONTROL_RETRY_MAX_MS", RECONNECT_SCHEDULE_MS.at(-1)!],
 } as const;
 
 const millis = z.coerce.number().int().min(10).max(3_600_000);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Session, type Turn } from "@chopin/agent-link/client";
 import type { ApiServer } from "../testing/api-server";
-import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import { chromiumMissing, WAIT } from "../testing/browser";
 import { PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
@@ -50,9 +50,7 @@ describe.skipIf(missing)("a resumable Planner whose link drops, in the page", ()
 		links.push(first);
 		expect(first.features.has("resumable-sessions")).toBe(true);
 
-		const page = await browsers.open();
-		await signInLocallyInBrowser(page, api.server.publicUrl, `/d/${document.id}`, "Bob (bob)");
-		await page.locator('[data-planner-state="attached"]').waitFor(WAIT);
+		const page = await world.openAttached("Bob (bob)", document.id);
 		await page.getByLabel("Message").fill("@chopin can we ship on Friday?");
 		await page.getByRole("button", { name: "Send" }).click();
 		const card = page.getByRole("region", { name: "Decision 1" });

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Turn } from "@chopin/agent-link/client";
 import type { ApiServer } from "../testing/api-server";
-import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import { chromiumMissing, WAIT } from "../testing/browser";
 import { PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
@@ -70,10 +70,7 @@ describe.skipIf(missing)("an attached Planner in the page", () => {
 			},
 		});
 
-		const page = await browsers.open();
-		await signInLocallyInBrowser(page, api.server.publicUrl, `/d/${document.id}`, "Bob (bob)");
-		await page.getByText("Live", { exact: true }).waitFor(WAIT);
-		await page.locator('[data-planner-state="attached"]').waitFor(WAIT);
+		const page = await world.openAttached("Bob (bob)", document.id);
 
 		await page.getByLabel("Message").fill("@chopin can we ship on Friday?");
 		await page.getByRole("button", { name: "Send" }).click();

@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Handlers, type Turn } from "@chopin/agent-link/client";
 import type { ApiServer } from "../testing/api-server";
-import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import { chromiumMissing, WAIT } from "../testing/browser";
 import { PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
@@ -50,14 +50,6 @@ describe.skipIf(missing)("steering and retrying in the page", () => {
 		return document.id;
 	}
 
-	async function openAs(account: string, documentId: string) {
-		const page = await browsers.open();
-		await signInLocallyInBrowser(page, api.server.publicUrl, `/d/${documentId}`, account);
-		await page.getByText("Live", { exact: true }).waitFor(WAIT);
-		await page.locator('[data-planner-state="attached"]').waitFor(WAIT);
-		return page;
-	}
-
 	test("a person steers a running reply; a message the client refuses is said to be unread", async () => {
 		const steered: string[] = [];
 		let heard: (prompt: string) => void = () => {};
@@ -80,7 +72,7 @@ describe.skipIf(missing)("steering and retrying in the page", () => {
 		};
 		const documentId = await documentWithPlanner("Steer plan", { turn, steer });
 		expect(link!.features.has("steer-turn")).toBe(true);
-		const page = await openAs("Bob (bob)", documentId);
+		const page = await world.openAttached("Bob (bob)", documentId);
 
 		await page.getByLabel("Message").fill("@chopin plan the launch");
 		await page.getByRole("button", { name: "Send" }).click();
@@ -126,8 +118,8 @@ describe.skipIf(missing)("steering and retrying in the page", () => {
 			await t.emit({ type: "text-end", id: "r" });
 		};
 		const documentId = await documentWithPlanner("Retry plan", { turn }, ["retry-turn"]);
-		const bob = await openAs("Bob (bob)", documentId);
-		const alice = await openAs("Alice (alice)", documentId);
+		const bob = await world.openAttached("Bob (bob)", documentId);
+		const alice = await world.openAttached("Alice (alice)", documentId);
 
 		await bob.getByLabel("Message").fill("@chopin plan the launch");
 		await bob.getByRole("button", { name: "Send" }).click();

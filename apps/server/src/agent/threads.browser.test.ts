@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Session } from "@chopin/agent-link/client";
 import type { ApiServer } from "../testing/api-server";
-import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import { chromiumMissing, WAIT } from "../testing/browser";
 import { numberedReplies, PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
@@ -24,14 +24,6 @@ describe.skipIf(missing)("threads in the page", () => {
 		link?.detach();
 		await world.close();
 	});
-
-	async function openAs(account: string, documentId: string) {
-		const page = await browsers.open();
-		await signInLocallyInBrowser(page, api.server.publicUrl, `/d/${documentId}`, account);
-		await page.getByText("Live", { exact: true }).waitFor(WAIT);
-		await page.locator('[data-planner-state="attached"]').waitFor(WAIT);
-		return page;
-	}
 
 	test("a reply in a thread is answered there by a session forked from the root's turn", async () => {
 		const { id: documentId } = await world.createDocument("Thread plan");
@@ -53,8 +45,8 @@ describe.skipIf(missing)("threads in the page", () => {
 			},
 		});
 		expect(link.features.has("session-forks")).toBe(true);
-		const bob = await openAs("Bob (bob)", documentId);
-		const alice = await openAs("Alice (alice)", documentId);
+		const bob = await world.openAttached("Bob (bob)", documentId);
+		const alice = await world.openAttached("Alice (alice)", documentId);
 
 		await bob.getByLabel("Message", { exact: true }).fill("@chopin plan the launch");
 		await bob.getByRole("button", { name: "Send" }).click();

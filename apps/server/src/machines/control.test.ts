@@ -91,7 +91,11 @@ describe("the control channel's upgrade", () => {
 		const message = String((old as RefusedUpgrade).body.message);
 		expect(message).toContain("0.2.0");
 		expect(message).toContain(`curl -fsSL ${server.context.config.publicUrl}/install.sh`);
-		await server.context.store.sql`UPDATE machines SET reauthorize = 1`;
+		// A write to the machines table outside the service goes through the credential cache's change(), as the service's own do.
+		await server.context.machines.credentialCache.change(
+			{},
+			async () => await server.context.store.sql`UPDATE machines SET reauthorize = 1`,
+		);
 		expect(await openMachineSocket(server.url, { credential })).toMatchObject({
 			status: 401,
 			body: { code: "machine-reauthorize" },

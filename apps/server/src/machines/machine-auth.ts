@@ -3,9 +3,10 @@ import type { Clock } from "@chopin/agent-link/clock";
 import type { ClientInfo } from "@chopin/agent-link/machine";
 import type { Store } from "../store/store";
 import { readClient, type VersionPolicy, versionRefusal } from "./client-version";
+import type { CredentialCache } from "./credential-cache";
 import { credentialDigest, isMachineCredential, sameDigest } from "./credentials";
 import { type MachineRefusal, machineReauthorize, machineRevoked, refusalError } from "./errors";
-import { findByDigest, touchMachine } from "./machine-rows";
+import { type CredentialRow, findByDigest, touchMachine } from "./machine-rows";
 
 /** last_contact_at is written at most this often per machine from HTTP calls (reports always write it). */
 export const TOUCH_EVERY_MS = 30_000;
@@ -23,7 +24,15 @@ export type CredentialCheck =
 export class MachineAuth {
 	readonly #touched = new Map<string, number>();
 
-	constructor(private readonly deps: { store: Store; clock: Clock; versionPolicy(): VersionPolicy }) {}
+	constructor(
+		private readonly deps: {
+			store: Store;
+			clock: Clock;
+			versionPolicy(): VersionPolicy;
+			/** Shared with PlannerCredentials and the revocations that invalidate it (credential-cache.ts). */
+			cache: CredentialCache;
+		},
+	) {}
 
 	/**
 	 * The machine a bearer names. A missing, malformed, unknown or revoked credential is
@@ -33,8 +42,13 @@ export class MachineAuth {
 		const token = /^Bearer +(\S+) *$/i.exec(authorizationHeader ?? "")?.[1];
 		if (!token || !isMachineCredential(token)) return { ok: false, refusal: machineRevoked() };
 		const digest = credentialDigest(token);
-		const row = await findByDigest(this.deps.store, digest);
-		if (!row || !sameDigest(row.credential_digest, digest) || row.revoked_at !== null) {
+		const row = await this.deps.cache.read<CredentialRow>(digest, async () => {
+			const found = await findByDigest(this.deps.store, digest);
+			if (!found || !sameDigest(found.credential_digest, digest)) return undefined;
+			// A revoked machine's row is never kept: it is refused from the store each time.
+			return { value: found, scope: { machineId: found.id }, keep: found.revoked_at === null };
+		});
+		if (!row || row.revoked_at !== null) {
 			return { ok: false, refusal: machineRevoked() };
 		}
 		return { ok: true, id: row.id, owner: row.owner, reauthorize: row.reauthorize };

@@ -3,6 +3,7 @@ import type { Clock } from "@chopin/agent-link/clock";
 import { z } from "zod";
 import { dbBoolean } from "../store/codecs";
 import type { Store } from "../store/store";
+import type { CredentialCache } from "./credential-cache";
 import { credentialDigest, isPlannerCredential, newPlannerCredential, sameDigest } from "./credentials";
 
 /** How long a Planner credential opens connections for its document. */
@@ -29,7 +30,14 @@ export interface PlannerCredentialRow {
 }
 
 export class PlannerCredentials {
-	constructor(private readonly deps: { store: Store; clock: Clock }) {}
+	constructor(
+		private readonly deps: {
+			store: Store;
+			clock: Clock;
+			/** Shared with MachineAuth and the revocations that invalidate it (credential-cache.ts). */
+			cache: CredentialCache;
+		},
+	) {}
 
 	/** A new credential for the document; its digest is written before it is returned. */
 	async issue(machineId: string, documentId: string): Promise<{ token: string; expiresAt: number }> {
@@ -50,53 +58,72 @@ export class PlannerCredentials {
 	/** The credential's row when it is one and has not expired; undefined otherwise. */
 	async lookup(token: string): Promise<PlannerCredentialRow | undefined> {
 		if (!isPlannerCredential(token)) return undefined;
-		const { store, clock } = this.deps;
+		const { store, clock, cache } = this.deps;
 		const digest = credentialDigest(token);
-		const row = await store.one(
-			store.sql`SELECT c.digest, c.machine_id, c.document_id, c.expires_at, m.owner, m.revoked_at, m.reauthorize
-				FROM planner_credentials c JOIN machines m ON m.id = c.machine_id
-				WHERE c.digest = ${digest} AND c.expires_at > ${clock.now()}`,
-			lookupRowSchema,
-		);
-		if (!row || !sameDigest(row.digest, digest)) return undefined;
-		return {
-			machineId: row.machine_id,
-			documentId: row.document_id,
-			expiresAt: row.expires_at,
-			owner: row.owner,
-			machineUsable: row.revoked_at === null && !row.reauthorize,
-		};
+		const found = await cache.read<PlannerCredentialRow>(digest, async () => {
+			const row = await store.one(
+				store.sql`SELECT c.digest, c.machine_id, c.document_id, c.expires_at, m.owner, m.revoked_at, m.reauthorize
+					FROM planner_credentials c JOIN machines m ON m.id = c.machine_id
+					WHERE c.digest = ${digest} AND c.expires_at > ${clock.now()}`,
+				lookupRowSchema,
+			);
+			if (!row || !sameDigest(row.digest, digest)) return undefined;
+			const value: PlannerCredentialRow = {
+				machineId: row.machine_id,
+				documentId: row.document_id,
+				expiresAt: row.expires_at,
+				owner: row.owner,
+				machineUsable: row.revoked_at === null && !row.reauthorize,
+			};
+			// Only a usable one is kept: a revoked machine's credential asks the store each time.
+			return {
+				value,
+				scope: { machineId: value.machineId, documentId: value.documentId },
+				keep: value.machineUsable,
+			};
+		});
+		// A kept credential expires as its row would: refused from its expiry on.
+		if (!found || found.expiresAt <= clock.now()) return undefined;
+		return found;
 	}
 
 	/** Deletes a machine's credentials (for one document, or all of them). */
 	async deleteForMachine(machineId: string, documentId?: string): Promise<number> {
-		const { store } = this.deps;
-		const rows =
+		const { store, cache } = this.deps;
+		const rows = await cache.change({ machineId, documentId }, () =>
 			documentId === undefined
-				? await store.many(
+				? store.many(
 						store.sql`DELETE FROM planner_credentials WHERE machine_id = ${machineId} RETURNING digest`,
 					)
-				: await store.many(
+				: store.many(
 						store.sql`DELETE FROM planner_credentials WHERE machine_id = ${machineId} AND document_id = ${documentId}
 							RETURNING digest`,
-					);
+					),
+		);
 		return rows.length;
 	}
 
 	async deleteForDocument(documentId: string): Promise<number> {
-		const { store } = this.deps;
-		const rows = await store.many(
-			store.sql`DELETE FROM planner_credentials WHERE document_id = ${documentId} RETURNING digest`,
+		const { store, cache } = this.deps;
+		const rows = await cache.change({ documentId }, () =>
+			store.many(
+				store.sql`DELETE FROM planner_credentials WHERE document_id = ${documentId} RETURNING digest`,
+			),
 		);
 		return rows.length;
 	}
 
 	/** Deletes the rows of expired credentials; they are refused anyway once expired. */
 	async sweep(): Promise<number> {
-		const { store, clock } = this.deps;
+		const { store, clock, cache } = this.deps;
+		const now = clock.now();
 		const rows = await store.many(
-			store.sql`DELETE FROM planner_credentials WHERE expires_at <= ${clock.now()} RETURNING digest`,
+			store.sql`DELETE FROM planner_credentials WHERE expires_at <= ${now} RETURNING digest`,
 		);
+		cache.dropWhere((value) => {
+			const expiresAt = (value as Partial<PlannerCredentialRow>).expiresAt;
+			return expiresAt !== undefined && expiresAt <= now;
+		});
 		return rows.length;
 	}
 }

@@ -13,6 +13,7 @@ import { type Choice, chooseMachine } from "./choice";
 import type { VersionPolicy } from "./client-version";
 import { ControlChannel, type RunClientMessage } from "./control";
 import { ControlHost } from "./control-host";
+import { CredentialCache } from "./credential-cache";
 import { machineReauthorize, machineRevoked } from "./errors";
 import { MachineAuth } from "./machine-auth";
 import { getMachine, listByOwner, type Machine, markReauthorize, revokeMachine } from "./machine-rows";
@@ -74,6 +75,11 @@ export class Machines {
 	#runs: MachineRunHandler | undefined;
 	#unsubscribe: (() => void) | undefined;
 	#stopped = false;
+	/**
+	 * Valid credentials already checked (credential-cache.ts): every write that could make one wrong, here
+	 * or anywhere else in this process, goes through its change().
+	 */
+	readonly credentialCache = new CredentialCache();
 
 	constructor(deps: MachinesDeps) {
 		this.#deps = deps;
@@ -93,7 +99,7 @@ export class Machines {
 			log,
 			onEnded: (id) => this.#background(this.#reauthorize(id)),
 		});
-		this.auth = new MachineAuth({ store, clock, versionPolicy });
+		this.auth = new MachineAuth({ store, clock, versionPolicy, cache: this.credentialCache });
 		this.pairings = new Pairings({
 			store,
 			clock,
@@ -104,7 +110,7 @@ export class Machines {
 			versionPolicy,
 			onMachineCreated: (id) => this.#emitChanged(id),
 		});
-		this.plannerCredentials = new PlannerCredentials({ store, clock });
+		this.plannerCredentials = new PlannerCredentials({ store, clock, cache: this.credentialCache });
 		this.planners = new PlannerAccess({
 			clock,
 			identity,
@@ -299,7 +305,9 @@ export class Machines {
 	 */
 	async revoke(machineId: string): Promise<void> {
 		const { store, clock } = this.#deps;
-		const changed = await revokeMachine(store, machineId, clock.now());
+		const changed = await this.credentialCache.change({ machineId }, () =>
+			revokeMachine(store, machineId, clock.now()),
+		);
 		// Listeners first: the links the machine attached end saying it was disconnected, before the
 		// withdrawals below would end them with a vaguer sentence.
 		if (changed) this.#emitRevoked(machineId, "revoked");
@@ -349,7 +357,7 @@ export class Machines {
 		if (this.#stopped) return;
 		const machine = await getMachine(store, machineId);
 		if (!machine || machine.revokedAt !== null) return;
-		const changed = await markReauthorize(store, machineId);
+		const changed = await this.credentialCache.change({ machineId }, () => markReauthorize(store, machineId));
 		if (changed) this.#emitRevoked(machineId, "reauthorize");
 		await this.plannerCredentials.deleteForMachine(machineId);
 		await this.assignments.withdrawMachine(machineId, "access-lost");

@@ -1,9 +1,10 @@
 // The world of a browser test with a Planner: a real API server on SQLite where alice's development token can
 // attach a Planner client, and the test file's browsers, started and closed together.
 import type { Turn } from "@chopin/agent-link/client";
+import type { Page } from "playwright-core";
 import { createTestStore, type TestStore } from "../store/testing";
 import { type ApiServer, startApiServer, TEST_ACCOUNTS } from "./api-server";
-import { Browsers } from "./browser";
+import { Browsers, signInLocallyInBrowser, WAIT } from "./browser";
 
 /** A turn handler that keeps every turn and replies "Answer <n>." to the n-th. */
 export function numberedReplies(): { turns: Turn[]; answer(turn: Turn): Promise<void> } {
@@ -51,6 +52,16 @@ export class PlannerPages {
 		});
 		if (created.status !== 201) throw new Error(`creating the document answered ${created.status}`);
 		return ((await created.json()) as { document: { id: string } }).document;
+	}
+
+	/** A new browser page of `account` (its sign-in button's name) on the document, live with its Planner attached. */
+	async openAttached(account: string, documentId: string): Promise<Page> {
+		if (!this.#api) throw new Error("start() first");
+		const page = await this.browsers.open();
+		await signInLocallyInBrowser(page, this.#api.server.publicUrl, `/d/${documentId}`, account);
+		await page.getByText("Live", { exact: true }).waitFor(WAIT);
+		await page.locator('[data-planner-state="attached"]').waitFor(WAIT);
+		return page;
 	}
 
 	/** Closes the browsers, the server and its store (call in afterAll, after detaching the clients). */

@@ -7,7 +7,7 @@ import type { Catalog } from "@chopin/agent-link";
 import { type AgentLink, connectAgent } from "@chopin/agent-link/client";
 import { makePng } from "../images/test-images";
 import type { ApiServer } from "../testing/api-server";
-import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import { chromiumMissing, WAIT } from "../testing/browser";
 import { numberedReplies, PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
@@ -52,9 +52,7 @@ describe.skipIf(missing)("attachments", () => {
 			handlers: { start: () => {}, turn: answer, stop: () => ({ ok: true }), resume: () => ({ ok: true }) },
 		});
 
-		const page = await browsers.open();
-		await signInLocallyInBrowser(page, api.server.publicUrl, `/d/${doc.id}`, "Bob (bob)");
-		await page.locator('[data-planner-state="attached"]').waitFor(WAIT);
+		const page = await world.openAttached("Bob (bob)", doc.id);
 		const input = page.getByLabel("Attach images or text files");
 		await input.waitFor({ ...WAIT, state: "attached" });
 		await input.setInputFiles([

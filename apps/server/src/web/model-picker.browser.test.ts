@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Catalog } from "@chopin/agent-link";
 import { type AgentLink, connectAgent } from "@chopin/agent-link/client";
 import type { ApiServer } from "../testing/api-server";
-import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import { chromiumMissing, WAIT } from "../testing/browser";
 import { numberedReplies, PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
@@ -61,9 +61,7 @@ describe.skipIf(missing)("the composer's model and thinking choices", () => {
 			handlers: { start: () => {}, turn: answer, stop: () => ({ ok: true }), resume: () => ({ ok: true }) },
 		});
 
-		const page = await browsers.open();
-		await signInLocallyInBrowser(page, api.server.publicUrl, `/d/${doc.id}`, "Bob (bob)");
-		await page.locator('[data-planner-state="attached"]').waitFor(WAIT);
+		const page = await world.openAttached("Bob (bob)", doc.id);
 		const model = page.getByLabel("Model", { exact: true });
 		const thinking = page.getByLabel("Thinking level");
 		await model.waitFor(WAIT);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Turn } from "@chopin/agent-link/client";
 import { makePng } from "../images/test-images";
 import type { ApiServer } from "../testing/api-server";
-import { chromiumMissing, signInLocallyInBrowser, WAIT } from "../testing/browser";
+import { chromiumMissing, WAIT } from "../testing/browser";
 import { PlannerPages } from "../testing/planner-pages";
 
 const missing = chromiumMissing();
@@ -90,10 +90,7 @@ describe.skipIf(missing)("option previews on a Decision card", () => {
 		});
 		expect(link.features.has("decision-option-previews")).toBe(true);
 
-		const page = await browsers.open();
-		await signInLocallyInBrowser(page, api.server.publicUrl, `/d/${doc.id}`, "Bob (bob)");
-		await page.getByText("Live", { exact: true }).waitFor(WAIT);
-		await page.locator('[data-planner-state="attached"]').waitFor(WAIT);
+		const page = await world.openAttached("Bob (bob)", doc.id);
 		await page.getByLabel("Message").fill("@chopin which layout?");
 		await page.getByRole("button", { name: "Send" }).click();
 
