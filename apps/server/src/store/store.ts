@@ -106,11 +106,6 @@ async function openSqlite(path: string): Promise<Store> {
 		// once, without its busy handler, while another starting process holds it: try again.
 		await retryWhileBusy(() => raw`PRAGMA journal_mode = WAL`);
 		await raw`PRAGMA foreign_keys = ON`;
-		// WAL with synchronous NORMAL: a commit is not fsynced (the WAL is at checkpoints), so it costs
-		// microseconds, not a disk flush (1.7 ms p50, 10 ms p99 here). The file is never corrupted, and a commit
-		// survives the process's crash or kill -9; only an OS crash or power loss may lose the last ones
-		// (docs/performance.md, Message to turn frame).
-		await raw`PRAGMA synchronous = NORMAL`;
 	} catch (error) {
 		await raw.close().catch(() => {});
 		throw new StoreError(
