@@ -360,7 +360,8 @@ describe("delta parts, checked by hand", () => {
 	});
 
 	test("a key inherited from a polluted prototype is not the message's own", () => {
-		const frame = '{"type":"part","session":"s1","turn":"t1","part":{"type":"text-delta","id":"x","delta":"a","__proto__":{"b":1}}}';
+		const frame =
+			'{"type":"part","session":"s1","turn":"t1","part":{"type":"text-delta","id":"x","delta":"a","__proto__":{"b":1}}}';
 		const result = parseClientFrame(frame);
 		expect(result.ok).toBe(false);
 	});

@@ -1,7 +1,9 @@
 // The streaming replies' paced body writes, gathered on a shared grid: every reply whose write falls due in
 // the same slot is written in one transaction. On SQLite each commit waits for the disk inside the event
 // loop, so 64 replies streaming at once cost one commit per slot instead of 64, and the live deltas that
-// share the loop are not held up behind them.
+// share the loop are not held up behind them. Nor does a slot wait for the disk (durable: false): a reply
+// still streaming when the machine stops fails on restart anyway, and finish's own commit syncs the text
+// written before it.
 import type { Store } from "../store/store";
 
 /** One reply's part of a slot: its text is taken when the slot is written, so later deltas join it. */
@@ -66,11 +68,14 @@ export class BodyWrites {
 		const commit =
 			written.length === 0
 				? Promise.resolve()
-				: this.store.transaction(async (tx) => {
-						for (const { id, text } of written) {
-							await tx.sql`UPDATE chat_messages SET body = body || ${text}, updated_at = ${now} WHERE id = ${id}`;
-						}
-					});
+				: this.store.transaction(
+						async (tx) => {
+							for (const { id, text } of written) {
+								await tx.sql`UPDATE chat_messages SET body = body || ${text}, updated_at = ${now} WHERE id = ${id}`;
+							}
+						},
+						{ durable: false },
+					);
 		commit.then(
 			() => slot.done.resolve(),
 			(error: unknown) => slot.done.reject(error),
