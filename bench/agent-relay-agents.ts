@@ -22,9 +22,7 @@ let bare = false;
 const frame = (link: Link) => {
 	const delta = `${link.seq++}@${now().toFixed(3)};`;
 	const part = { type: "text-delta", id: "text-1", delta };
-	return JSON.stringify(
-		bare ? { type: "part", part } : { type: "part", session: link.session, turn: link.turn, part },
-	);
+	return JSON.stringify({ type: "part", session: link.session, turn: link.turn, part });
 };
 
 async function connect(input: { url: string; token?: string; documents: string[]; bare: boolean }) {
@@ -41,7 +39,10 @@ async function connect(input: { url: string; token?: string; documents: string[]
 								protocols: ["chopin.agent.v1"],
 								headers: { authorization: `Bearer ${input.token}` },
 							});
-					const link: Link = { ws, document, seq: 0 };
+					// The bare forwarder gets the same frames: ids shaped as the server's (s-<uuid>, t-<uuid>).
+					const link: Link = bare
+						? { ws, document, seq: 0, session: `s-${crypto.randomUUID()}`, turn: `t-${crypto.randomUUID()}` }
+						: { ws, document, seq: 0 };
 					ws.onerror = () => reject(new Error(`the agent socket for ${document} failed`));
 					ws.onopen = () => {
 						if (bare) {

@@ -31,7 +31,10 @@ function onDelta(documentId: string, delta: string) {
 		}
 		nextSeq.set(documentId, seq + 1);
 		latencies.push(at - Number(delta.slice(at_ + 1, end)));
-		if (process.env.RELAY_TRACE && at - Number(delta.slice(at_ + 1, end)) > 5) console.error(`slow ${documentId.slice(0, 6)} #${seq} ${(at - Number(delta.slice(at_ + 1, end))).toFixed(1)} ms at ${(at % 100000).toFixed(0)}`);
+		if (process.env.RELAY_TRACE && at - Number(delta.slice(at_ + 1, end)) > 5)
+			console.error(
+				`slow ${documentId.slice(0, 6)} #${seq} ${(at - Number(delta.slice(at_ + 1, end))).toFixed(1)} ms at ${(at % 100000).toFixed(0)}`,
+			);
 		received++;
 	}
 	lastAt = at;

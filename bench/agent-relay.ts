@@ -89,7 +89,15 @@ interface Figures {
 	p99: number;
 	max: number;
 	partsPerSecond: number;
+	/** CPU time of this process (the server, or the bare forwarder) per part, steady and full speed: load-proof. */
+	cpuSteady: number;
+	cpuBurst: number;
 }
+
+const cpuMicros = () => {
+	const { user, system } = process.cpuUsage();
+	return user + system;
+};
 
 const agents = new LineChild(join(import.meta.dir, "agent-relay-agents.ts"));
 const pages = new LineChild(join(import.meta.dir, "agent-relay-pages.ts"));
@@ -97,17 +105,23 @@ const pages = new LineChild(join(import.meta.dir, "agent-relay-pages.ts"));
 /** The steady phase, then the full-speed one, on links and pages already connected. */
 async function measure(documents: number): Promise<Figures> {
 	await pages.command({ cmd: "reset" }, "reset");
+	let cpu = cpuMicros();
 	const steady = await agents.command({ cmd: "steady", rate, seconds }, "sent");
 	const latency = await pages.command({ cmd: "expect", count: steady.count }, "done");
+	const cpuSteady = (cpuMicros() - cpu) / steady.count;
 	await pages.command({ cmd: "reset" }, "reset");
 	const parts = Math.max(1, Math.round(burstTotal / documents));
+	cpu = cpuMicros();
 	const burst = await agents.command({ cmd: "burst", parts }, "sent");
 	const full = await pages.command({ cmd: "expect", count: burst.count }, "done");
+	const cpuBurst = (cpuMicros() - cpu) / burst.count;
 	return {
 		p50: latency.p50,
 		p99: latency.p99,
 		max: latency.max,
 		partsPerSecond: burst.count / ((full.lastAt - burst.first) / 1000),
+		cpuSteady,
+		cpuBurst,
 	};
 }
 
@@ -152,6 +166,9 @@ try {
 
 		const ms = (x: number) => `${x.toFixed(2)} ms`;
 		const rateOf = (x: number) => Math.round(x).toLocaleString("en-US");
+		const cpu = (f: Figures) =>
+			`CPU ${f.cpuSteady.toFixed(0)} µs/part steady, ${f.cpuBurst.toFixed(1)} at full speed`;
+		console.log(`${n} document${n === 1 ? "" : "s"}: server ${cpu(relay)} | bare ${cpu(baseline)}`);
 		console.log(
 			`${n} document${n === 1 ? "" : "s"}: server p50 ${ms(relay.p50)} p99 ${ms(relay.p99)} max ${ms(relay.max)}, ${rateOf(relay.partsPerSecond)} parts/s | bare p50 ${ms(baseline.p50)} p99 ${ms(baseline.p99)} max ${ms(baseline.max)}, ${rateOf(baseline.partsPerSecond)} parts/s | throughput ${(relay.partsPerSecond / baseline.partsPerSecond).toFixed(2)}x bare`,
 		);

@@ -89,7 +89,10 @@ function parseFrame<M>(
 	let text: string;
 	if (typeof data === "string") {
 		// Counting stops just past the limit, so a huge frame costs no more than a full one.
-		if (utf8ByteLength(data, MAX_FRAME_BYTES) > MAX_FRAME_BYTES) return tooLarge();
+		// No UTF-16 unit takes more than 3 bytes: most frames need no count at all.
+		if (data.length * 3 > MAX_FRAME_BYTES && utf8ByteLength(data, MAX_FRAME_BYTES) > MAX_FRAME_BYTES) {
+			return tooLarge();
+		}
 		text = data;
 	} else {
 		const size = data.byteLength;
@@ -171,20 +174,17 @@ function isPlainDeltaPart(message: Record<string, unknown>): boolean {
 	);
 }
 
-const PART_KEYS: Record<number, ReadonlySet<string>> = {
-	4: new Set(["type", "session", "turn", "part"]),
-	3: new Set(["type", "id", "delta"]),
-};
-
-/** The object has these keys and no other (its own keys, as JSON.parse makes them). */
+/** The object has exactly these own keys (Object.keys: cheaper than a for-in over a parsed object). */
 function hasExactly(value: Record<string, unknown>, size: 3 | 4): boolean {
-	const allowed = PART_KEYS[size]!;
-	let count = 0;
-	for (const key in value) {
-		if (!Object.hasOwn(value, key) || !allowed.has(key)) return false;
-		count++;
+	const keys = Object.keys(value);
+	if (keys.length !== size) return false;
+	for (const key of keys) {
+		const known =
+			key === "type" ||
+			(size === 4 ? key === "session" || key === "turn" || key === "part" : key === "id" || key === "delta");
+		if (!known) return false;
 	}
-	return count === size;
+	return true;
 }
 
 function isShortId(value: unknown): boolean {

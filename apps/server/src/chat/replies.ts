@@ -32,7 +32,7 @@ export const MAX_ERROR_CHARS = 4000;
  * reply. This paces writes; it is not business time, so it does not use the injected clock.
  */
 export const BODY_WRITE_EVERY_MS = 100;
-const BODY_CHARS_PER_MS = 250;
+const BODY_CHARS_PER_MS = 50;
 
 /** What this process holds of a reply it streams. */
 interface Stream {
