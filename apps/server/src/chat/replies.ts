@@ -31,7 +31,7 @@ export const MAX_ERROR_CHARS = 4000;
  * once share slots on one grid of this step (body-writes.ts): one transaction per slot, not one per
  * reply. This paces writes; it is not business time, so it does not use the injected clock.
  */
-export const BODY_WRITE_EVERY_MS = 100;
+export const BODY_WRITE_EVERY_MS = 1000;
 const BODY_CHARS_PER_MS = 50;
 
 /** What this process holds of a reply it streams. */
