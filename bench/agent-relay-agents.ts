@@ -5,7 +5,7 @@
  * answers with JSON lines on stdout. Each part's text is `<seq>@<send time>;`: the send time is
  * performance.timeOrigin + performance.now(), a clock the page process shares.
  */
-import { commands, reply } from "./agent-relay-lines";
+import { commands, reply, SocketWithHeaders } from "./agent-relay-lines";
 
 interface Link {
 	ws: WebSocket;
@@ -35,7 +35,7 @@ async function connect(input: { url: string; token?: string; documents: string[]
 				new Promise<Link>((resolve, reject) => {
 					const ws = bare
 						? new WebSocket(`${input.url}/agent?document=${document}`)
-						: new WebSocket(`${input.url}/api/v1/agent`, {
+						: new SocketWithHeaders(`${input.url}/api/v1/agent`, {
 								protocols: ["chopin.agent.v1"],
 								headers: { authorization: `Bearer ${input.token}` },
 							});

@@ -16,6 +16,12 @@ export async function* commands(): AsyncGenerator<any> {
 	}
 }
 
+/** Bun's WebSocket, which takes headers and protocols in its options (the DOM type does not say so). */
+export const SocketWithHeaders = WebSocket as unknown as new (
+	url: string,
+	options: { protocols?: string[]; headers?: Record<string, string> },
+) => WebSocket;
+
 export function reply(answer: object): void {
 	process.stdout.write(`${JSON.stringify(answer)}\n`);
 }

@@ -5,7 +5,7 @@
  * time the agent process wrote into it (performance.timeOrigin + performance.now() in both processes).
  * Commands as JSON lines on stdin (the cookie comes that way), answers on stdout.
  */
-import { commands, reply } from "./agent-relay-lines";
+import { commands, reply, SocketWithHeaders } from "./agent-relay-lines";
 
 const now = () => performance.timeOrigin + performance.now();
 let sockets: WebSocket[] = [];
@@ -47,7 +47,7 @@ async function connect(input: { url: string; origin?: string; cookie?: string; d
 		input.documents.map(
 			(document) =>
 				new Promise<WebSocket>((resolve, reject) => {
-					const ws = new WebSocket(`${input.url.replace(/^http/, "ws")}/ws?document=${document}`, {
+					const ws = new SocketWithHeaders(`${input.url.replace(/^http/, "ws")}/ws?document=${document}`, {
 						headers: {
 							...(input.origin && { origin: input.origin }),
 							...(input.cookie && { cookie: input.cookie }),

@@ -356,7 +356,9 @@ describe("delta parts, checked by hand", () => {
 			expect(result.ok).toBe(schema.success);
 			if (result.ok && schema.success) expect(result.message).toEqual(schema.data);
 		}
-		expect(parseClientFrame(JSON.stringify(ok))).toEqual({ ok: true, message: ok });
+		expect(JSON.stringify(parseClientFrame(JSON.stringify(ok)))).toBe(
+			JSON.stringify({ ok: true, message: ok }),
+		);
 	});
 
 	test("a key inherited from a polluted prototype is not the message's own", () => {
