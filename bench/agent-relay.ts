@@ -9,7 +9,9 @@
  *   - added latency p50/p99 at a steady rate per document (agent send to page receive, on a clock both
  *     client processes share: performance.timeOrigin + performance.now(), written into each part's text);
  *   - parts/s at full speed (one frame per part, as fast as the sockets take them), first send to last receive.
- * Every part must reach the page in order, and every delta must be stored in the reply. Targets (issue 19):
+ * An unmeasured warm-up round at 8 documents comes first. Also prints the CPU time of this process per part
+ * (the server, or the bare forwarder). Every part must reach the page in order, and every delta must be
+ * stored in the reply. Targets (issue 19):
  * p99 added latency under 5 ms, throughput at least 0.8x the bare forwarder. Not a test: it prints figures.
  *
  *   bun bench/agent-relay.ts [documents, default 1,8,64] [parts/s per document, default 100]

@@ -22,8 +22,10 @@ export const INTERRUPTED = "Chopin restarted before this reply finished.";
 export const MAX_ERROR_CHARS = 4000;
 
 /**
- * A streaming reply's text is written at most every 100 real milliseconds, and less often as the
- * body grows (1 ms per 250 characters). Bun's SQLite writes complete within the same tick, so
+ * A streaming reply's text is written at most once a real second, and less often as the body
+ * grows (1 ms per 50 characters: each write copies the whole body, so this bounds what a long reply
+ * costs to about 50,000 characters a second). Only a crash of the machine loses what was not
+ * written yet, and the reply fails on restart then anyway. Bun's SQLite writes complete within the same tick, so
  * "deltas that arrive during a write join the next one" alone batches nothing, and each `body || ?`
  * rewrites the whole body: a fast stream would cost one full-row write per delta, and a long one
  * would stall the event loop on every write. Readers see the streamed text from memory meanwhile
