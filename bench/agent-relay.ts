@@ -16,9 +16,11 @@
  *
  *   bun bench/agent-relay.ts [documents, default 1,8,64] [parts/s per document, default 100]
  *                            [steady seconds, default 5] [full-speed parts in all, default 32000]
+ *                            [sqlite|postgres, default sqlite]
  */
 import { join } from "node:path";
 import type { ServerWebSocket } from "bun";
+import type { StoreKind } from "../apps/server/src/store/store";
 import { AgentFixture } from "../apps/server/src/testing/agent-fixture";
 import { LineChild } from "./agent-relay-lines";
 
@@ -26,6 +28,7 @@ const counts = (process.argv[2] ?? "1,8,64").split(",").map(Number);
 const rate = Number(process.argv[3] ?? 100);
 const seconds = Number(process.argv[4] ?? 5);
 const burstTotal = Number(process.argv[5] ?? 32_000);
+const storeKind = (process.argv[6] ?? "sqlite") as StoreKind;
 
 interface BareData {
 	kind: "agent" | "page";
@@ -127,13 +130,13 @@ async function measure(documents: number): Promise<Figures> {
 	};
 }
 
-const f = await AgentFixture.start({ env: { LOG_LEVEL: "warn" } });
+const f = await AgentFixture.start({ store: storeKind, env: { LOG_LEVEL: "warn" } });
 const bare = startBareForwarder();
 try {
 	const jar = await f.signIn("alice");
 	const bareUrl = `http://127.0.0.1:${bare.port}`;
 	console.log(
-		`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}; ${rate} parts/s per document for ${seconds} s, then ${burstTotal.toLocaleString("en-US")} parts at full speed`,
+		`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}; ${storeKind}; ${rate} parts/s per document for ${seconds} s, then ${burstTotal.toLocaleString("en-US")} parts at full speed`,
 	);
 	// A warm-up round first, unmeasured: a running server has relayed replies before, and its code is
 	// compiled by then; the bare forwarder's few lines need none.
