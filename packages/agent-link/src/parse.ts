@@ -111,14 +111,18 @@ function parseFrame<M>(
 		}
 	}
 
-	// Before parsing: a value nested thousands deep would overflow the stack in the schema parse.
-	if (exceedsJsonDepth(text)) return refuse("malformed-message", JSON_TOO_DEEP_MESSAGE);
+	// A value nested thousands deep would overflow the stack in the schema parse: such a frame is refused
+	// for its depth before any schema sees it, whether or not JSON.parse took it. The scan comes after
+	// JSON.parse so that a model's deltas, which are shallow, skip it (below).
 	let value: unknown;
 	try {
 		value = JSON.parse(text);
 	} catch {
+		if (exceedsJsonDepth(text)) return refuse("malformed-message", JSON_TOO_DEEP_MESSAGE);
 		return refuse("malformed-message", "The frame is not valid JSON.");
 	}
+	const plainDelta = sender === "client" && isPlainDeltaPartFrame(value);
+	if (!plainDelta && exceedsJsonDepth(text)) return refuse("malformed-message", JSON_TOO_DEEP_MESSAGE);
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
 		return refuse("malformed-message", "A message must be a JSON object.");
 	}
@@ -138,9 +142,7 @@ function parseFrame<M>(
 
 	// Most frames of a link are a model's deltas: those are checked by hand, the same rules without the
 	// schema's cost. Anything else, or anything they would refuse, goes to the schema, which words it.
-	if (sender === "client" && type === "part" && isPlainDeltaPart(value as Record<string, unknown>)) {
-		return { ok: true, message: value as M };
-	}
+	if (plainDelta) return { ok: true, message: value as M };
 	const parsed = schema.safeParse(value);
 	if (!parsed.success)
 		return refuse("malformed-message", describeIssues(`${type} message`, parsed.error.issues, value));
@@ -161,6 +163,12 @@ function parseFrame<M>(
  * 1 to 128 characters (counted in UTF-16 units here, never fewer than code points, so a longer id is
  * left to the schema's count). Such a message gates no field on a feature.
  */
+function isPlainDeltaPartFrame(value: unknown): boolean {
+	if (typeof value !== "object" || value === null) return false;
+	const message = value as Record<string, unknown>;
+	return message.type === "part" && isPlainDeltaPart(message);
+}
+
 function isPlainDeltaPart(message: Record<string, unknown>): boolean {
 	if (!hasExactly(message, 4) || !isShortId(message.session) || !isShortId(message.turn)) return false;
 	const part = message.part;
