@@ -1,127 +1,215 @@
 /**
- * How fast the agent endpoint relays a Planner's reply: one attached client streams text-delta parts of a
- * Chat turn while a subscriber of the live hub (what the /ws socket forwards to pages) watches the reply's
- * message.delta events. Prints parts/s at full speed and the added latency (client write to hub event) at
- * a steady rate. Targets: at least 50,000 parts/s, p99 under 5 ms. Not a test: it prints its figures.
+ * How fast a Planner's streamed reply reaches the people reading it, end to end: an agent process streams
+ * text-delta parts one per WebSocket frame (chopin.agent.v1 on /api/v1/agent, as a model streams them) and a
+ * page process holds the real /ws socket of a signed-in member's page (the server's Origin, the sign-in
+ * cookie) for each document. The server runs in this process. Measured at 1, 8 and 64 documents (one link and
+ * one page socket each) against a bare Bun WebSocket forwarder in the same run: a Bun.serve in this process
+ * that parses each frame and forwards its delta to the document's page socket, batching per socket read as the
+ * server does (setImmediate). Prints, for both:
+ *   - added latency p50/p99 at a steady rate per document (agent send to page receive, on a clock both
+ *     client processes share: performance.timeOrigin + performance.now(), written into each part's text);
+ *   - parts/s at full speed (one frame per part, as fast as the sockets take them), first send to last receive.
+ * An unmeasured warm-up round at 8 documents comes first. Also prints the CPU time of this process per part
+ * (the server, or the bare forwarder). Every part must reach the page in order, and every delta must be
+ * stored in the reply. Targets (issue 19):
+ * p99 added latency under 5 ms, throughput at least 0.8x the bare forwarder. Not a test: it prints figures.
  *
- *   bun bench/agent-relay.ts [parts, default 200000] [steady rate per second, default 20000]
+ *   bun bench/agent-relay.ts [documents, default 1,8,64] [parts/s per document, default 100]
+ *                            [steady seconds, default 5] [full-speed parts in all, default 32000]
+ *                            [sqlite|postgres, default sqlite]
  */
+import { join } from "node:path";
+import type { ServerWebSocket } from "bun";
+import type { StoreKind } from "../apps/server/src/store/store";
 import { AgentFixture } from "../apps/server/src/testing/agent-fixture";
+import { LineChild } from "./agent-relay-lines";
 
-const total = Number(process.argv[2] ?? 200_000);
-const rate = Number(process.argv[3] ?? 20_000);
+const counts = (process.argv[2] ?? "1,8,64").split(",").map(Number);
+const rate = Number(process.argv[3] ?? 100);
+const seconds = Number(process.argv[4] ?? 5);
+const burstTotal = Number(process.argv[5] ?? 32_000);
+const storeKind = (process.argv[6] ?? "sqlite") as StoreKind;
 
-const f = await AgentFixture.start({ env: { LOG_LEVEL: "warn" } });
-try {
-	const doc = await f.createDocument();
-	await f.signIn("alice");
-	const { socket } = await f.attach("alice", doc.id);
-	const turn = await f.chatTurn(socket, doc.id, "bob", "@chopin write a long answer");
-	const frame = (seq: number) =>
-		socket.frame(
-			1,
-			Buffer.from(
-				JSON.stringify({
-					type: "part",
-					session: turn.session,
-					turn: turn.turn,
-					part: { type: "text-delta", id: "text-1", delta: `d${seq};` },
-				}),
-			),
-		);
+interface BareData {
+	kind: "agent" | "page";
+	document: string;
+	pending: string;
+	offset: number;
+	scheduled: boolean;
+}
 
-	// Every part the hub delivers, and when: each part's text is d<seq>; and a delta event may carry several.
-	let seen = 0;
-	let events = 0;
-	let onSeq: ((seq: number, at: number) => void) | undefined;
-	f.ctx.domain.hub.subscribe(doc.id, (event) => {
-		if (event.type !== "message.delta") return;
-		events++;
-		const at = performance.now();
-		for (const part of event.delta.split(";")) {
-			if (!part) continue;
-			seen++;
-			if (onSeq) onSeq(Number(part.slice(1)), at);
-		}
+/** The baseline: what a relay that does nothing else costs on this machine. */
+function startBareForwarder() {
+	const pages = new Map<string, ServerWebSocket<BareData>>();
+	const flush = (data: BareData) => {
+		data.scheduled = false;
+		const delta = data.pending;
+		data.pending = "";
+		const event = {
+			type: "message.delta",
+			documentId: data.document,
+			messageId: "m",
+			offset: data.offset,
+			delta,
+		};
+		data.offset += delta.length;
+		pages.get(data.document)?.send(JSON.stringify(event));
+	};
+	return Bun.serve<BareData>({
+		hostname: "127.0.0.1",
+		port: 0,
+		fetch(req, server) {
+			const url = new URL(req.url);
+			const data: BareData = {
+				kind: url.pathname === "/ws" ? "page" : "agent",
+				document: url.searchParams.get("document") ?? "",
+				pending: "",
+				offset: 0,
+				scheduled: false,
+			};
+			if (server.upgrade(req, { data })) return undefined;
+			return new Response("upgrade", { status: 426 });
+		},
+		websocket: {
+			open(ws) {
+				if (ws.data.kind !== "page") return;
+				pages.set(ws.data.document, ws);
+				ws.send(JSON.stringify({ type: "ready", documentId: ws.data.document }));
+			},
+			message(ws, message) {
+				const frame = JSON.parse(String(message));
+				if (frame.type !== "part" || frame.part?.type !== "text-delta") return;
+				ws.data.pending += frame.part.delta;
+				if (!ws.data.scheduled) {
+					ws.data.scheduled = true;
+					setImmediate(() => flush(ws.data));
+				}
+			},
+		},
 	});
-	const until = async (n: number) => {
-		while (seen < n) await Bun.sleep(1);
+}
+
+interface Figures {
+	p50: number;
+	p99: number;
+	max: number;
+	partsPerSecond: number;
+	/** CPU time of this process (the server, or the bare forwarder) per part, steady and full speed: load-proof. */
+	cpuSteady: number;
+	cpuBurst: number;
+}
+
+const cpuMicros = () => {
+	const { user, system } = process.cpuUsage();
+	return user + system;
+};
+
+const agents = new LineChild(join(import.meta.dir, "agent-relay-agents.ts"));
+const pages = new LineChild(join(import.meta.dir, "agent-relay-pages.ts"));
+
+/** The steady phase, then the full-speed one, on links and pages already connected. */
+async function measure(documents: number): Promise<Figures> {
+	await pages.command({ cmd: "reset" }, "reset");
+	let cpu = cpuMicros();
+	const steady = await agents.command({ cmd: "steady", rate, seconds }, "sent");
+	const latency = await pages.command({ cmd: "expect", count: steady.count }, "done");
+	const cpuSteady = (cpuMicros() - cpu) / steady.count;
+	await pages.command({ cmd: "reset" }, "reset");
+	const parts = Math.max(1, Math.round(burstTotal / documents));
+	cpu = cpuMicros();
+	const burst = await agents.command({ cmd: "burst", parts }, "sent");
+	const full = await pages.command({ cmd: "expect", count: burst.count }, "done");
+	const cpuBurst = (cpuMicros() - cpu) / burst.count;
+	return {
+		p50: latency.p50,
+		p99: latency.p99,
+		max: latency.max,
+		partsPerSecond: burst.count / ((full.lastAt - burst.first) / 1000),
+		cpuSteady,
+		cpuBurst,
 	};
+}
 
-	// 1. Full speed: batches of 500 frames per write (made before the clock starts), as fast as the socket
-	// takes them.
-	let batches: Buffer[] = [];
-	for (let i = 0; i < total; i += 500) {
-		const batch: Buffer[] = [];
-		for (let j = i; j < Math.min(total, i + 500); j++) batch.push(frame(j));
-		batches.push(Buffer.concat(batch));
-	}
-	const started = performance.now();
-	for (const batch of batches) {
-		socket.write(batch);
-		if (socket.unsentBytes > 4 * 1024 * 1024) while (socket.unsentBytes > 1024 * 1024) await Bun.sleep(1);
-	}
-	await until(total);
-	const seconds = (performance.now() - started) / 1000;
-	batches = [];
+const f = await AgentFixture.start({ store: storeKind, env: { LOG_LEVEL: "warn" } });
+const bare = startBareForwarder();
+try {
+	const jar = await f.signIn("alice");
+	const bareUrl = `http://127.0.0.1:${bare.port}`;
 	console.log(
-		`full speed: ${total.toLocaleString("en-US")} parts in ${seconds.toFixed(2)} s = ${Math.round(total / seconds).toLocaleString("en-US")} parts/s (${events.toLocaleString("en-US")} live delta events)`,
+		`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}; ${storeKind}; ${rate} parts/s per document for ${seconds} s, then ${burstTotal.toLocaleString("en-US")} parts at full speed`,
 	);
-
-	socket.send({ type: "turn-end", session: turn.session, turn: turn.turn, status: "finished" });
-	await socket.expect("destroy");
-	await f.until(async () => f.ctx.planner.status(doc.id).state === "attached", "the first reply to end");
-
-	// 2. Steady rate, in a reply of its own: small batches every millisecond; latency from the client's
-	// write to the hub's event.
-	const second = await f.chatTurn(socket, doc.id, "bob", "@chopin and another");
-	// Start the steady phase without the first phase's garbage.
-	Bun.gc(true);
-	const steadyFrame = (seq: number) =>
-		socket.frame(
-			1,
-			Buffer.from(
-				JSON.stringify({
-					type: "part",
-					session: second.session,
-					turn: second.turn,
-					part: { type: "text-delta", id: "text-1", delta: `d${seq};` },
-				}),
-			),
-		);
-	const latencies: number[] = [];
-	const sentAt = new Map<number, number>();
-	onSeq = (seq, at) => {
-		const sent = sentAt.get(seq);
-		if (sent !== undefined) latencies.push(at - sent);
-	};
-	const steady = Math.min(total, rate * 3);
-	const perMs = Math.max(1, Math.round(rate / 1000));
-	const base = seen;
-	const t0 = performance.now();
-	let next = total;
-	for (let sent = 0; sent < steady; ) {
-		const due = Math.min(steady, Math.floor((performance.now() - t0) * perMs));
-		const batch: Buffer[] = [];
-		for (; sent < due; sent++, next++) batch.push(steadyFrame(next));
-		const now = performance.now();
-		for (let s = next - batch.length; s < next; s++) sentAt.set(s, now);
-		if (batch.length) socket.write(Buffer.concat(batch));
-		await Bun.sleep(1);
-	}
-	await until(base + steady);
-	latencies.sort((a, b) => a - b);
-	const pct = (p: number) =>
-		latencies[Math.min(latencies.length - 1, Math.floor((latencies.length * p) / 100))]!;
-	console.log(
-		`steady ${rate.toLocaleString("en-US")}/s for ${steady.toLocaleString("en-US")} parts: added latency p50 ${pct(50).toFixed(2)} ms, p99 ${pct(99).toFixed(2)} ms, max ${latencies.at(-1)!.toFixed(2)} ms`,
-	);
-	socket.send({ type: "turn-end", session: second.session, turn: second.turn, status: "finished" });
-	await f.until(async () => (await f.chat(doc.id)).at(-1)?.status === "done", "the reply to be stored");
-	const replies = (await f.chat(doc.id)).filter((m) => m.role === "planner");
-	console.log(
-		`replies stored: ${replies.map((m) => `${m.body.length.toLocaleString("en-US")} characters`).join(", ")}`,
-	);
+	// A warm-up round first, unmeasured: a running server has relayed replies before, and its code is
+	// compiled by then; the bare forwarder's few lines need none.
+	await round(8, jar, bareUrl, false);
+	for (const n of counts) await round(n, jar, bareUrl, true);
+	console.log(`load average after: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
 } finally {
+	agents.kill();
+	pages.kill();
+	bare.stop(true);
 	await f.close();
+}
+
+/** One round at n documents: the bare forwarder, then the server, on fresh sockets each. */
+async function round(n: number, jar: { header(): string }, bareUrl: string, print: boolean) {
+	// The bare forwarder first, then the server, on fresh sockets each.
+	const bareDocs = Array.from({ length: n }, (_, i) => `bare-${n}-${i}`);
+	await pages.command({ cmd: "connect", url: bareUrl, documents: bareDocs }, "ready");
+	await agents.command({ cmd: "connect", url: bareUrl, documents: bareDocs, bare: true }, "turns");
+	const baseline = await measure(n);
+	await agents.command({ cmd: "close" }, "closed");
+	await pages.command({ cmd: "close" }, "closed");
+
+	const docs: string[] = [];
+	for (let i = 0; i < n; i++) docs.push((await f.createDocument({ title: `Plan ${n}-${i}` })).id);
+	await pages.command(
+		{ cmd: "connect", url: f.server.url, origin: f.publicUrl, cookie: jar.header(), documents: docs },
+		"ready",
+	);
+	agents.send({ cmd: "connect", url: f.server.url, token: f.token("alice"), documents: docs, bare: false });
+	await agents.expect("attached");
+	const sent = await Promise.all(
+		docs.map((documentId) =>
+			f.ctx.planner.handleMessage({ documentId, author: "bob", body: "@chopin write a long answer" }),
+		),
+	);
+	const unsent = sent.find((result) => result.status !== "sent");
+	if (unsent) throw new Error(`a message was not sent: ${JSON.stringify(unsent)}`);
+	await agents.expect("turns");
+	const relay = await measure(n);
+	const ended = await agents.command({ cmd: "end" }, "ended");
+	await verifyStored(docs, ended.sent);
+	await agents.command({ cmd: "close" }, "closed");
+	await pages.command({ cmd: "close" }, "closed");
+
+	const ms = (x: number) => `${x.toFixed(2)} ms`;
+	const rateOf = (x: number) => Math.round(x).toLocaleString("en-US");
+	if (!print) return;
+	const cpu = (f: Figures) =>
+		`CPU ${f.cpuSteady.toFixed(0)} µs/part steady, ${f.cpuBurst.toFixed(1)} at full speed`;
+	console.log(`${n} document${n === 1 ? "" : "s"}: server ${cpu(relay)} | bare ${cpu(baseline)}`);
+	console.log(
+		`${n} document${n === 1 ? "" : "s"}: server p50 ${ms(relay.p50)} p99 ${ms(relay.p99)} max ${ms(relay.max)}, ${rateOf(relay.partsPerSecond)} parts/s | bare p50 ${ms(baseline.p50)} p99 ${ms(baseline.p99)} max ${ms(baseline.max)}, ${rateOf(baseline.partsPerSecond)} parts/s | throughput ${(relay.partsPerSecond / baseline.partsPerSecond).toFixed(2)}x bare`,
+	);
+}
+
+/** Every reply must end done holding every part its link sent, in order. */
+async function verifyStored(docs: string[], sent: Record<string, number>) {
+	for (const documentId of docs) {
+		await f.until(async () => {
+			const last = (await f.chat(documentId)).at(-1);
+			return last?.role === "planner" && last.status === "done";
+		}, "the reply to be stored");
+		const body = (await f.chat(documentId)).at(-1)!.body;
+		const seqs = body
+			.split(";")
+			.filter(Boolean)
+			.map((part) => Number(part.split("@")[0]));
+		const expected = sent[documentId]!;
+		if (seqs.length !== expected || seqs.some((seq, i) => seq !== i)) {
+			throw new Error(
+				`document ${documentId}: the stored reply holds ${seqs.length} parts, ${expected} were sent`,
+			);
+		}
+	}
 }

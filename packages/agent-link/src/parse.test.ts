@@ -4,6 +4,7 @@ import { CLIENT_TYPE_FEATURES, SERVER_TYPE_FEATURES, TURN_FIELD_FEATURES } from 
 import { JSON_TOO_DEEP_MESSAGE, MAX_JSON_DEPTH } from "./json-depth";
 import { MAX_FRAME_BYTES } from "./limits";
 import { type ParseError, parseClientFrame, parseServerFrame, toWireError } from "./parse";
+import { partSchema } from "./schemas/client-messages";
 import { clientMessages, deltaCard, fullCard, serverMessages } from "./testing/examples";
 import { ALL_FEATURES, withField } from "./testing/helpers";
 
@@ -321,5 +322,49 @@ describe("feature gating", () => {
 		for (const [type, example] of Object.entries({ ...serverMessages, turn: plainTurn })) {
 			if (!gated.has(type)) expect(parseServerFrame(JSON.stringify(example)).ok, type).toBe(true);
 		}
+	});
+});
+
+describe("delta parts, checked by hand", () => {
+	const ok = { type: "part", session: "s1", turn: "t1", part: { type: "text-delta", id: "x", delta: "hi" } };
+	const variants: unknown[] = [
+		ok,
+		{ ...ok, part: { ...ok.part, type: "reasoning-delta" } },
+		{ ...ok, part: { ...ok.part, delta: "" } },
+		{ ...ok, extra: 1 },
+		{ ...ok, part: { ...ok.part, extra: 1 } },
+		{ ...ok, part: { type: "text-delta", id: "x" } },
+		{ ...ok, part: { ...ok.part, delta: 5 } },
+		{ ...ok, part: { ...ok.part, id: "" } },
+		{ ...ok, part: { ...ok.part, id: "i".repeat(128) } },
+		{ ...ok, part: { ...ok.part, id: "i".repeat(129) } },
+		// 128 characters of two UTF-16 units each: longer than 128 units, still 128 characters.
+		{ ...ok, session: "😀".repeat(128) },
+		{ ...ok, session: "😀".repeat(129) },
+		{ ...ok, turn: 7 },
+		{ ...ok, session: undefined },
+		{ ...ok, part: [ok.part] },
+		{ ...ok, part: null },
+		{ ...ok, part: { ...ok.part, type: "text-start" } },
+	];
+
+	test("accept exactly what the schema accepts", () => {
+		for (const variant of variants) {
+			const text = JSON.stringify(variant);
+			const schema = partSchema.safeParse(JSON.parse(text));
+			const result = parseClientFrame(text);
+			expect(result.ok).toBe(schema.success);
+			if (result.ok && schema.success) expect(result.message).toEqual(schema.data);
+		}
+		expect(JSON.stringify(parseClientFrame(JSON.stringify(ok)))).toBe(
+			JSON.stringify({ ok: true, message: ok }),
+		);
+	});
+
+	test("a key inherited from a polluted prototype is not the message's own", () => {
+		const frame =
+			'{"type":"part","session":"s1","turn":"t1","part":{"type":"text-delta","id":"x","delta":"a","__proto__":{"b":1}}}';
+		const result = parseClientFrame(frame);
+		expect(result.ok).toBe(false);
 	});
 });

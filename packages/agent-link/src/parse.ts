@@ -13,7 +13,7 @@ import {
 } from "./gating";
 import { describeIssues, formatPath, quote } from "./issues";
 import { exceedsJsonDepth, JSON_TOO_DEEP_MESSAGE } from "./json-depth";
-import { MAX_FRAME_BYTES } from "./limits";
+import { ID_MAX, MAX_FRAME_BYTES } from "./limits";
 import { CLIENT_MESSAGE_SCHEMAS, type ClientMessage } from "./schemas/client-messages";
 import { SERVER_MESSAGE_SCHEMAS, type ServerMessage } from "./schemas/server-messages";
 import { utf8ByteLength } from "./text";
@@ -89,7 +89,10 @@ function parseFrame<M>(
 	let text: string;
 	if (typeof data === "string") {
 		// Counting stops just past the limit, so a huge frame costs no more than a full one.
-		if (utf8ByteLength(data, MAX_FRAME_BYTES) > MAX_FRAME_BYTES) return tooLarge();
+		// No UTF-16 unit takes more than 3 bytes: most frames need no count at all.
+		if (data.length * 3 > MAX_FRAME_BYTES && utf8ByteLength(data, MAX_FRAME_BYTES) > MAX_FRAME_BYTES) {
+			return tooLarge();
+		}
 		text = data;
 	} else {
 		const size = data.byteLength;
@@ -108,14 +111,18 @@ function parseFrame<M>(
 		}
 	}
 
-	// Before parsing: a value nested thousands deep would overflow the stack in the schema parse.
-	if (exceedsJsonDepth(text)) return refuse("malformed-message", JSON_TOO_DEEP_MESSAGE);
+	// A value nested thousands deep would overflow the stack in the schema parse: such a frame is refused
+	// for its depth before any schema sees it, whether or not JSON.parse took it. The scan comes after
+	// JSON.parse so that a model's deltas, which are shallow, skip it (below).
 	let value: unknown;
 	try {
 		value = JSON.parse(text);
 	} catch {
+		if (exceedsJsonDepth(text)) return refuse("malformed-message", JSON_TOO_DEEP_MESSAGE);
 		return refuse("malformed-message", "The frame is not valid JSON.");
 	}
+	const plainDelta = sender === "client" && isPlainDeltaPartFrame(value);
+	if (!plainDelta && exceedsJsonDepth(text)) return refuse("malformed-message", JSON_TOO_DEEP_MESSAGE);
 	if (typeof value !== "object" || value === null || Array.isArray(value)) {
 		return refuse("malformed-message", "A message must be a JSON object.");
 	}
@@ -133,6 +140,9 @@ function parseFrame<M>(
 		);
 	}
 
+	// Most frames of a link are a model's deltas: those are checked by hand, the same rules without the
+	// schema's cost. Anything else, or anything they would refuse, goes to the schema, which words it.
+	if (plainDelta) return { ok: true, message: value as M };
 	const parsed = schema.safeParse(value);
 	if (!parsed.success)
 		return refuse("malformed-message", describeIssues(`${type} message`, parsed.error.issues, value));
@@ -145,6 +155,48 @@ function parseFrame<M>(
 		);
 	}
 	return { ok: true, message };
+}
+
+/**
+ * Whether a part message is exactly what partSchema accepts for a text-delta or reasoning-delta: type,
+ * session, turn and part and no other key; the part with type, id and delta and no other key; each id
+ * 1 to 128 characters (counted in UTF-16 units here, never fewer than code points, so a longer id is
+ * left to the schema's count). Such a message gates no field on a feature.
+ */
+function isPlainDeltaPartFrame(value: unknown): boolean {
+	if (typeof value !== "object" || value === null) return false;
+	const message = value as Record<string, unknown>;
+	return message.type === "part" && isPlainDeltaPart(message);
+}
+
+function isPlainDeltaPart(message: Record<string, unknown>): boolean {
+	if (!hasExactly(message, 4) || !isShortId(message.session) || !isShortId(message.turn)) return false;
+	const part = message.part;
+	if (typeof part !== "object" || part === null || Array.isArray(part)) return false;
+	const fields = part as Record<string, unknown>;
+	return (
+		(fields.type === "text-delta" || fields.type === "reasoning-delta") &&
+		hasExactly(fields, 3) &&
+		isShortId(fields.id) &&
+		typeof fields.delta === "string"
+	);
+}
+
+/** The object has exactly these own keys (Object.keys: cheaper than a for-in over a parsed object). */
+function hasExactly(value: Record<string, unknown>, size: 3 | 4): boolean {
+	const keys = Object.keys(value);
+	if (keys.length !== size) return false;
+	for (const key of keys) {
+		const known =
+			key === "type" ||
+			(size === 4 ? key === "session" || key === "turn" || key === "part" : key === "id" || key === "delta");
+		if (!known) return false;
+	}
+	return true;
+}
+
+function isShortId(value: unknown): boolean {
+	return typeof value === "string" && value.length >= 1 && value.length <= ID_MAX;
 }
 
 function tooLarge(bytes?: number): { ok: false; error: ParseError } {

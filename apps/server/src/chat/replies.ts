@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { DomainDeps } from "../domain-deps";
 import { randomId } from "../ids";
 import type { DocumentImageService, StoredImage } from "../images/service";
+import { type BodyWrite, BodyWrites } from "./body-writes";
 import { ChatError } from "./errors";
 import { maskCredentials } from "./masking";
 import { findMessageRow, insertMessage, messageViews, newMessageView } from "./message-rows";
@@ -21,16 +22,19 @@ export const INTERRUPTED = "Chopin restarted before this reply finished.";
 export const MAX_ERROR_CHARS = 4000;
 
 /**
- * A streaming reply's text is written at most every 100 real milliseconds, and less often as the
- * body grows (1 ms per 250 characters). Bun's SQLite writes complete within the same tick, so
+ * A streaming reply's text is written at most once a real second, and less often as the body
+ * grows (1 ms per 50 characters: each write copies the whole body, so this bounds what a long reply
+ * costs to about 50,000 characters a second). Only a crash of the machine loses what was not
+ * written yet, and the reply fails on restart then anyway. Bun's SQLite writes complete within the same tick, so
  * "deltas that arrive during a write join the next one" alone batches nothing, and each `body || ?`
  * rewrites the whole body: a fast stream would cost one full-row write per delta, and a long one
  * would stall the event loop on every write. Readers see the streamed text from memory meanwhile
- * (liveBody), and finish writes what is left at once. This paces writes; it is not business time,
- * so it does not use the injected clock.
+ * (liveBody), and finish writes what is left at once. The writes of every reply streaming at
+ * once share slots on one grid of this step (body-writes.ts): one transaction per slot, not one per
+ * reply. This paces writes; it is not business time, so it does not use the injected clock.
  */
-export const BODY_WRITE_EVERY_MS = 100;
-const BODY_CHARS_PER_MS = 250;
+export const BODY_WRITE_EVERY_MS = 1000;
+const BODY_CHARS_PER_MS = 50;
 
 /** What this process holds of a reply it streams. */
 interface Stream {
@@ -68,11 +72,27 @@ export interface ToolCallResult extends ResultState {
 export class ReplyService {
 	readonly #streams = new Map<string, Stream>();
 	readonly #queues = new Map<string, Promise<void>>();
+	readonly #bodyWrites: BodyWrites;
 
 	constructor(
 		private readonly deps: DomainDeps,
 		private readonly images: DocumentImageService,
-	) {}
+	) {
+		this.#bodyWrites = new BodyWrites(deps.store, () => deps.clock.now(), BODY_WRITE_EVERY_MS);
+	}
+
+	/** The reply's part of a body write: the text pending when its slot is written. */
+	#bodyWrite(messageId: string, stream: Stream): BodyWrite {
+		return {
+			messageId,
+			take: () => {
+				stream.flush = undefined;
+				const text = stream.pending;
+				stream.pending = "";
+				return text;
+			},
+		};
+	}
 
 	/** Creates the Planner's reply in `streaming` status, answering replyTo when a person's message began the turn. */
 	async start(
@@ -129,14 +149,20 @@ export class ReplyService {
 			delta,
 		});
 		stream.flush ??= this.#serial(messageId, async () => {
-			await paced(stream);
-			stream.flush = undefined;
-			const text = stream.pending;
-			stream.pending = "";
-			const { store } = this.deps;
-			await store.sql`UPDATE chat_messages SET body = body || ${text}, updated_at = ${this.deps.clock.now()}
-				WHERE id = ${messageId}`;
-			stream.lastWrite = performance.now();
+			if (stream.closed) {
+				// Finishing: what is left is written at once (with the slot it joins).
+				const now = this.#bodyWrites.schedule(0, this.#bodyWrite(messageId, stream));
+				now.hurry();
+				await now.written;
+				return;
+			}
+			const { written, hurry } = this.#bodyWrites.schedule(
+				paceDue(stream),
+				this.#bodyWrite(messageId, stream),
+			);
+			stream.wake = hurry;
+			stream.lastWrite = await written;
+			stream.wake = undefined;
 		});
 		return stream.flush;
 	}
@@ -354,23 +380,13 @@ export class ReplyService {
 	}
 }
 
-/** Waits until the reply's body may be written again, unless it is finishing. */
-function paced(stream: Stream): Promise<void> {
+/** When the reply's body may be written again (performance.now()): less often as it grows. */
+function paceDue(stream: Stream): number {
 	const every = Math.max(
 		BODY_WRITE_EVERY_MS,
 		(stream.body.length - stream.pending.length) / BODY_CHARS_PER_MS,
 	);
-	const wait = stream.lastWrite + every - performance.now();
-	if (wait <= 0 || stream.closed) return Promise.resolve();
-	return new Promise((resolve) => {
-		const done = () => {
-			clearTimeout(timer);
-			stream.wake = undefined;
-			resolve();
-		};
-		const timer = setTimeout(done, wait);
-		stream.wake = done;
-	});
+	return stream.lastWrite + every;
 }
 
 function notStreaming(messageId: string): ChatError {

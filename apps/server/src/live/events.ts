@@ -31,6 +31,29 @@ export const messageDeltaEventSchema = z.strictObject({
 	delta: z.string(),
 });
 
+const DELTA_KEYS: ReadonlySet<string> = new Set(["type", "documentId", "messageId", "offset", "delta"]);
+
+/**
+ * Whether the event is a message.delta exactly as messageDeltaEventSchema accepts it, checked by hand:
+ * a streaming reply publishes one per socket read, and parsing each with the schema cost more than
+ * the rest of the relay. Anything else is left to the schema.
+ */
+export function isPlainMessageDelta(event: unknown): boolean {
+	if (typeof event !== "object" || event === null) return false;
+	const e = event as Record<string, unknown>;
+	const keys = Object.keys(e);
+	return (
+		keys.length === 5 &&
+		keys.every((key) => DELTA_KEYS.has(key)) &&
+		e.type === "message.delta" &&
+		typeof e.documentId === "string" &&
+		typeof e.messageId === "string" &&
+		Number.isSafeInteger(e.offset) &&
+		(e.offset as number) >= 0 &&
+		typeof e.delta === "string"
+	);
+}
+
 /** A message taken out of Chat for everyone: a failed reply a person retried. */
 export const messageDeletedEventSchema = z.strictObject({
 	type: z.literal("message.deleted"),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { createLogger } from "../log";
-import type { LiveEvent } from "./events";
+import { isPlainMessageDelta, type LiveEvent, messageDeltaEventSchema } from "./events";
 import { LiveHub } from "./hub";
 
 const planner = (documentId: string, state: "attached" | "working" = "attached"): LiveEvent => ({
@@ -78,5 +78,30 @@ describe("LiveHub", () => {
 		expect(() =>
 			hub.publish("d", { type: "message.delta", documentId: "d", messageId: "m", offset: -1, delta: "x" }),
 		).toThrow();
+	});
+
+	test("a message.delta checked by hand passes exactly when its schema would", () => {
+		const ok = { type: "message.delta", documentId: "d", messageId: "m", offset: 0, delta: "hi" };
+		const variants: unknown[] = [
+			ok,
+			{ ...ok, offset: 12 },
+			{ ...ok, delta: "" },
+			{ ...ok, offset: -1 },
+			{ ...ok, offset: 1.5 },
+			{ ...ok, offset: 2 ** 53 },
+			{ ...ok, offset: "1" },
+			{ ...ok, delta: 1 },
+			{ ...ok, messageId: undefined },
+			{ ...ok, extra: true },
+			{ type: "message.delta", documentId: "d", messageId: "m", offset: 0 },
+			{ ...ok, type: "message.created" },
+			null,
+			"message.delta",
+		];
+		for (const event of variants) {
+			expect(isPlainMessageDelta(event)).toBe(messageDeltaEventSchema.safeParse(event).success);
+		}
+		const hub = new LiveHub();
+		expect(() => hub.publish("d", { ...ok, offset: -1 } as LiveEvent)).toThrow();
 	});
 });

@@ -1,6 +1,6 @@
 // In-process publish/subscribe per document: every service publishes its changes here, and the /ws socket forwards them.
 import type { Logger } from "../log";
-import { type LiveEvent, liveEventSchema } from "./events";
+import { isPlainMessageDelta, type LiveEvent, liveEventSchema } from "./events";
 
 export type LiveListener = (event: LiveEvent) => void;
 
@@ -31,7 +31,7 @@ export class LiveHub {
 		if (event.documentId !== documentId) {
 			throw new Error(`A ${event.type} event for ${event.documentId} was published to ${documentId}.`);
 		}
-		const checked = this.#validate ? liveEventSchema.parse(event) : event;
+		const checked = !this.#validate || isPlainMessageDelta(event) ? event : liveEventSchema.parse(event);
 		for (const listener of [...(this.#byDocument.get(documentId) ?? [])])
 			this.#deliver(() => listener(checked));
 		for (const listener of [...this.#all]) this.#deliver(() => listener(documentId, checked));

@@ -158,6 +158,36 @@ describeStores("store", (t) => {
 		expect(() => t.store.sql.begin(async () => {})).toThrow(/store.transaction/);
 	});
 
+	test("a transaction that need not be durable commits and rolls back as any other, and leaves the level as it was", async () => {
+		await scratchTable(t);
+		const level = async () =>
+			t.store.kind === "sqlite"
+				? (await t.store.sql`PRAGMA synchronous`)[0].synchronous
+				: (await t.store.sql`SHOW synchronous_commit`)[0].synchronous_commit;
+		const before = await level();
+		await t.store.transaction(
+			async (tx) => {
+				await tx.sql`INSERT INTO scratch (id) VALUES (${"a"})`;
+				if (t.store.kind === "postgres") {
+					expect((await tx.sql`SHOW synchronous_commit`)[0].synchronous_commit).toBe("off");
+				}
+			},
+			{ durable: false },
+		);
+		await expect(
+			t.store.transaction(
+				async (tx) => {
+					await tx.sql`INSERT INTO scratch (id) VALUES (${"b"})`;
+					throw new Error("no");
+				},
+				{ durable: false },
+			),
+		).rejects.toThrow("no");
+		const rows = await t.store.many(t.store.sql`SELECT id FROM scratch ORDER BY id`);
+		expect(rows.map((r) => r.id)).toEqual(["a"]);
+		expect(await level()).toEqual(before);
+	});
+
 	test("a savepoint rolls back only its own part", async () => {
 		await scratchTable(t);
 		await t.store.transaction(async (tx) => {

@@ -39,11 +39,22 @@ export interface Store extends Db {
 	 * On SQLite every statement of the process waits while a transaction is open, so keep
 	 * network calls out of transactions.
 	 */
-	transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+	transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
 	/** Resolves when the database answers a query. */
 	ping(): Promise<void>;
 	/** Closes the connections; idempotent. */
 	close(): Promise<void>;
+}
+
+export interface TransactionOptions {
+	/**
+	 * false: the commit returns before it reaches the disk (SQLite's synchronous=NORMAL for this one
+	 * commit, PostgreSQL's synchronous_commit=off). A crash of the process loses nothing; a crash of
+	 * the machine may lose the last such commits, never part of one, and never a later durable commit
+	 * without them. For writes whose loss the data already survives, such as a reply's streamed text
+	 * (a reply still streaming after a restart fails anyway). Default true.
+	 */
+	durable?: boolean;
 }
 
 export interface OpenStoreOptions {
@@ -195,10 +206,12 @@ function createStore(parts: StoreParts): Store {
 		sql,
 		many,
 		one,
-		async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+		async transaction<T>(fn: (tx: Tx) => Promise<T>, options: TransactionOptions = {}): Promise<T> {
 			guardNotInTransaction();
-			const body = () =>
+			const lazy = options.durable === false;
+			const run = () =>
 				parts.begin(async (rawTx) => {
+					if (lazy && kind === "postgres") await rawTx`SET LOCAL synchronous_commit = off`;
 					const scope = { active: true };
 					const tx: Tx = { kind, sql: wrapSql(rawTx, { guard: false }), many, one };
 					try {
@@ -207,6 +220,7 @@ function createStore(parts: StoreParts): Store {
 						scope.active = false;
 					}
 				}) as Promise<T>;
+			const body = lazy && kind === "sqlite" ? () => unsynced(raw, run) : run;
 			return lock ? lock.run(body) : body();
 		},
 		async ping() {
@@ -255,6 +269,21 @@ function guardNotInTransaction(): void {
 			"A query used the store itself inside store.transaction().",
 			"Inside a transaction, query through its tx (tx.sql, tx.one, tx.many).",
 		);
+	}
+}
+
+/**
+ * Runs fn with SQLite's synchronous=NORMAL, then puts the level back: in WAL mode a commit is then
+ * written but not synced, and the next synced commit syncs it too. SQLite refuses to change the level
+ * inside a transaction, so this wraps the whole transaction, behind the lock.
+ */
+async function unsynced<T>(raw: SQL, fn: () => Promise<T>): Promise<T> {
+	const [level] = (await raw`PRAGMA synchronous`) as { synchronous: number }[];
+	await raw`PRAGMA synchronous = NORMAL`;
+	try {
+		return await fn();
+	} finally {
+		await raw.unsafe(`PRAGMA synchronous = ${Number(level?.synchronous ?? 2)}`);
 	}
 }
 
