@@ -256,6 +256,31 @@ describe("back within a couple of seconds of the network or the server returning
 		await running;
 	}, 60_000);
 
+	test("a short drop: an attempt sent into it, the network back before any reach saw it down, is given up at the first answer", async () => {
+		const { server, credential } = await pairedServer({ clock: new ManualClock() });
+		const proxy = await TcpProxy.start({ host: "127.0.0.1", port: server.port });
+		open.push(proxy);
+		let l: ReturnType<typeof link>;
+		const reach = (signal: AbortSignal) =>
+			httpReach({ server: proxy.url, fetch, clock: l.clock, client: "chopin/0.1.0 (linux-x64; source)" })(
+				signal,
+			);
+		l = link(proxy.url, credential, { silenceMs: 37_500, reach, random: () => 0.5 });
+		const running = l.control.run();
+		await l.next("connected");
+
+		proxy.drop();
+		// The channel goes silent and is given up; the next attempt's bytes go into the dropped network.
+		await advanceUntil(l.clock, () => l.control.snapshot().state === "connecting", 120_000);
+		// Back before the reach loop's first reach: nothing ever saw the network down, yet the attempt is lost.
+		proxy.restore();
+		const took = await advanceUntil(l.clock, () => l.control.snapshot().state === "connected", 20_000);
+		// The first reach answers 1.5 s in; without giving the attempt up it would wait out its 10 s handshake.
+		expect(took).toBeLessThanOrEqual(2_000);
+		await l.control.stop();
+		await running;
+	}, 60_000);
+
 	test("a server down for longer than the schedule's first steps: back within 2 s of it listening, not after the next step", async () => {
 		const clock = new ManualClock();
 		const { server, credential, machineId } = await pairedServer({ clock });

@@ -112,6 +112,13 @@ export class ControlLink {
 	#attemptStartedAt = 0;
 	/** The last channel failed on the network (not refused by the server): a reach that answers may end the wait. */
 	#networkDown = false;
+	/**
+	 * A reach has answered since the channel was last up. Until one does, an attempt after a network failure is sent
+	 * blind: the network may have come back after its bytes were dropped, before any reach could see it down.
+	 */
+	#reachedSinceUp = false;
+	/** The attempt in flight was sent blind (see #reachedSinceUp). */
+	#sentBlind = false;
 	/** The server asked (503 with Retry-After on a reach) not to be tried before this. */
 	#notBefore = 0;
 
@@ -204,6 +211,7 @@ export class ControlLink {
 		const o = this.#o;
 		this.#attempts += 1;
 		this.#attemptStartedAt = o.clock.now();
+		this.#sentBlind = this.#networkDown && !this.#reachedSinceUp;
 		this.#setState("connecting");
 		this.#reach?.start();
 		o.onEvent?.({ type: "attempt", attempt: this.#attempts });
@@ -240,6 +248,7 @@ export class ControlLink {
 	#welcomed(welcome: Welcome): void {
 		this.#reach?.stop();
 		this.#networkDown = false;
+		this.#reachedSinceUp = false;
 		this.#welcome = welcome;
 		this.#planners = welcome.planners;
 		// The schedule starts over after a connection the server welcomed.
@@ -310,7 +319,9 @@ export class ControlLink {
 
 	/**
 	 * The server answered a reach. Waiting after a network failure: try now. Connecting with an attempt sent while
-	 * the network was down (it may have been dropped on the way): give it up and try now. Busy: not before it says.
+	 * the network was down (it may have been dropped on the way), or sent blind after a network failure before any
+	 * reach answered (the network may have come back between the two): give it up and try now. Busy: not before it
+	 * says.
 	 */
 	#answered(answer: Exclude<Reach, "down">, downAt: number | undefined): void {
 		if (this.#stopping) return;
@@ -319,10 +330,15 @@ export class ControlLink {
 			this.#notBefore = clock.now() + answer.busyForMs;
 			return;
 		}
+		// Once per outage at most for a blind attempt: the one after it is sent knowing the server answers.
+		const blind = this.#sentBlind;
+		this.#sentBlind = false;
+		this.#reachedSinceUp = true;
+		const intoTheDark = blind || (downAt !== undefined && this.#attemptStartedAt <= downAt);
 		if (this.#state === "waiting" && this.#networkDown && clock.now() >= this.#notBefore) {
 			log.info("the server answers again: reconnecting at once");
 			this.#wakeWait?.();
-		} else if (this.#state === "connecting" && downAt !== undefined && this.#attemptStartedAt <= downAt) {
+		} else if (this.#state === "connecting" && intoTheDark) {
 			log.info("the server answers again: giving up the attempt sent while it could not be reached");
 			this.#channel?.probe(0);
 		}
