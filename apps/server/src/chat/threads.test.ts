@@ -23,7 +23,8 @@ describeStores("chat threads", (t) => {
 			status: "done" | "failed" = "done",
 		) => {
 			const message = await chat.replies.start(doc.id, { replyTo, ...(threadRoot && { threadRoot }) });
-			await chat.replies.appendDelta(message.id, text);
+			// Not awaited: it resolves once a body-write slot stores the text (up to a second away); finish waits for it.
+			void chat.replies.appendDelta(message.id, text);
 			await (status === "done"
 				? chat.replies.finish(message.id, { status })
 				: chat.replies.finish(message.id, { status, error: "provider down" }));
