@@ -225,7 +225,8 @@ describe("back within a couple of seconds of the network or the server returning
 		return spent;
 	}
 
-	test("a partition that drops bytes for minutes: online again within 2 s of the network's return", async () => {
+	/** A paired server behind a loopback TCP proxy the test controls, and a link through it with the HTTP reach. */
+	async function throughProxy(overrides: Partial<ConstructorParameters<typeof ControlLink>[0]> = {}) {
 		const { server, credential, machineId } = await pairedServer({ clock: new ManualClock() });
 		const proxy = await TcpProxy.start({ host: "127.0.0.1", port: server.port });
 		open.push(proxy);
@@ -234,7 +235,12 @@ describe("back within a couple of seconds of the network or the server returning
 			httpReach({ server: proxy.url, fetch, clock: l.clock, client: "chopin/0.1.0 (linux-x64; source)" })(
 				signal,
 			);
-		l = link(proxy.url, credential, { silenceMs: 37_500, reach, random: () => 0.5 });
+		l = link(proxy.url, credential, { reach, random: () => 0.5, ...overrides });
+		return { server, machineId, proxy, l };
+	}
+
+	test("a partition that drops bytes for minutes: online again within 2 s of the network's return", async () => {
+		const { server, machineId, proxy, l } = await throughProxy({ silenceMs: 37_500 });
 		const running = l.control.run();
 		await l.next("connected");
 
@@ -257,15 +263,7 @@ describe("back within a couple of seconds of the network or the server returning
 	}, 60_000);
 
 	test("a short drop: an attempt sent into it, the network back before any reach saw it down, is given up at the first answer", async () => {
-		const { server, credential } = await pairedServer({ clock: new ManualClock() });
-		const proxy = await TcpProxy.start({ host: "127.0.0.1", port: server.port });
-		open.push(proxy);
-		let l: ReturnType<typeof link>;
-		const reach = (signal: AbortSignal) =>
-			httpReach({ server: proxy.url, fetch, clock: l.clock, client: "chopin/0.1.0 (linux-x64; source)" })(
-				signal,
-			);
-		l = link(proxy.url, credential, { silenceMs: 37_500, reach, random: () => 0.5 });
+		const { proxy, l } = await throughProxy({ silenceMs: 37_500 });
 		const running = l.control.run();
 		await l.next("connected");
 
@@ -282,17 +280,7 @@ describe("back within a couple of seconds of the network or the server returning
 	}, 60_000);
 
 	test("a server down for longer than the schedule's first steps: back within 2 s of it listening, not after the next step", async () => {
-		const clock = new ManualClock();
-		const { server, credential, machineId } = await pairedServer({ clock });
-		const port = server.port;
-		const proxy = await TcpProxy.start({ host: "127.0.0.1", port });
-		open.push(proxy);
-		let l: ReturnType<typeof link>;
-		const reach = (signal: AbortSignal) =>
-			httpReach({ server: proxy.url, fetch, clock: l.clock, client: "chopin/0.1.0 (linux-x64; source)" })(
-				signal,
-			);
-		l = link(proxy.url, credential, { reach, random: () => 0.5 });
+		const { server, machineId, proxy, l } = await throughProxy();
 		const running = l.control.run();
 		await l.next("connected");
 		// The server goes away (every connection reset, new ones refused) for 25 s, past the 1, 2, 5 and 10 s steps.

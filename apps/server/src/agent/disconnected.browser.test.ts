@@ -2,9 +2,8 @@
 // the Planner bar says Disconnected, the run card keeps its status with a "disconnected" badge and the Decision stays
 // answerable; the person answers meanwhile; the client resumes and gets the answer, and the page shows it attached
 // again with the badge gone.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Session, type Turn } from "@chopin/agent-link/client";
-import type { ApiServer } from "../testing/api-server";
 import { chromiumMissing, WAIT } from "../testing/browser";
 import { PlannerPages } from "../testing/planner-pages";
 
@@ -12,18 +11,11 @@ const missing = chromiumMissing();
 const ALICE_TOKEN = "alice-browser-test-token-0123456789";
 
 describe.skipIf(missing)("a resumable Planner whose link drops, in the page", () => {
-	const world = new PlannerPages(ALICE_TOKEN);
-	const { browsers } = world;
-	let api: ApiServer;
 	const links: AgentLink[] = [];
-
-	beforeAll(async () => {
-		api = await world.start();
-	});
-	afterAll(async () => {
+	const world = PlannerPages.forSuite(ALICE_TOKEN, () => {
 		for (const link of links) link.detach();
-		await world.close();
 	});
+	const { browsers } = world;
 
 	test("Disconnected with the run kept and the Decision answerable; attached again after the resume", async () => {
 		const document = await world.createDocument();
@@ -41,7 +33,7 @@ describe.skipIf(missing)("a resumable Planner whose link drops, in the page", ()
 			await t.end("finished");
 		};
 		const options = {
-			url: api.server.publicUrl,
+			url: world.api.server.publicUrl,
 			token: ALICE_TOKEN,
 			document: document.id,
 			handlers: { start: () => {}, turn, stop: () => ({ ok: true }), resume: () => ({ ok: true }) },
@@ -60,7 +52,7 @@ describe.skipIf(missing)("a resumable Planner whose link drops, in the page", ()
 
 		// The link drops under the server (no close frame from the client): its work is kept.
 		const closed = first.closed;
-		for (const ws of api.server.context.sockets.open) if (ws.data.kind === "agent") ws.terminate();
+		for (const ws of world.api.server.context.sockets.open) if (ws.data.kind === "agent") ws.terminate();
 		const dropped = await closed;
 		expect(dropped.resume).toBeDefined();
 		await page.locator('[data-planner-state="disconnected"]').waitFor(WAIT);

@@ -1,9 +1,8 @@
 // The whole Planner loop in a real browser: a client attached through @chopin/agent-link's connectAgent
 // answers an @chopin message with streamed text and a question; the page shows the text streaming into
 // Chat and the Decision, a person answers it in the page, and the client receives the answer.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Turn } from "@chopin/agent-link/client";
-import type { ApiServer } from "../testing/api-server";
 import { chromiumMissing, WAIT } from "../testing/browser";
 import { PlannerPages } from "../testing/planner-pages";
 
@@ -11,18 +10,9 @@ const missing = chromiumMissing();
 const ALICE_TOKEN = "alice-browser-test-token-0123456789";
 
 describe.skipIf(missing)("an attached Planner in the page", () => {
-	const world = new PlannerPages(ALICE_TOKEN);
-	const { browsers } = world;
-	let api: ApiServer;
 	let link: AgentLink | undefined;
-
-	beforeAll(async () => {
-		api = await world.start();
-	});
-	afterAll(async () => {
-		link?.detach();
-		await world.close();
-	});
+	const world = PlannerPages.forSuite(ALICE_TOKEN, () => link?.detach());
+	const { browsers } = world;
 
 	test("an @chopin message is answered with streamed text and a question answered in the page", async () => {
 		const document = await world.createDocument();
@@ -58,7 +48,7 @@ describe.skipIf(missing)("an attached Planner in the page", () => {
 			await turn.end("finished");
 		};
 		link = await connectAgent({
-			url: api.server.publicUrl,
+			url: world.api.server.publicUrl,
 			token: ALICE_TOKEN,
 			document: document.id,
 			resumable: false,

@@ -1,9 +1,8 @@
 // What a person sees of steer-turn and retry-turn in a real browser, with a client attached through
 // @chopin/agent-link's connectAgent: a message sent while chopin replies reaches the running turn (and one the
 // client refuses is said in Chat); Retry on a failed reply takes it out for everyone and runs the message again.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Handlers, type Turn } from "@chopin/agent-link/client";
-import type { ApiServer } from "../testing/api-server";
 import { chromiumMissing, WAIT } from "../testing/browser";
 import { PlannerPages } from "../testing/planner-pages";
 
@@ -11,20 +10,12 @@ const missing = chromiumMissing();
 const ALICE_TOKEN = "alice-browser-test-token-0123456789";
 
 describe.skipIf(missing)("steering and retrying in the page", () => {
-	const world = new PlannerPages(ALICE_TOKEN);
-	const { browsers } = world;
-	let api: ApiServer;
 	let link: AgentLink | undefined;
-
-	beforeAll(async () => {
-		api = await world.start();
-	});
+	const world = PlannerPages.forSuite(ALICE_TOKEN);
+	const { browsers } = world;
 	afterEach(() => {
 		link?.detach();
 		link = undefined;
-	});
-	afterAll(async () => {
-		await world.close();
 	});
 
 	async function documentWithPlanner(
@@ -32,7 +23,7 @@ describe.skipIf(missing)("steering and retrying in the page", () => {
 		handlers: Pick<Handlers, "turn" | "steer">,
 		features: "retry-turn"[] = [],
 	) {
-		const created = await api.call("alice", "POST", "/api/documents", {
+		const created = await world.api.call("alice", "POST", "/api/documents", {
 			repository: "acme/app",
 			title,
 			source: `# ${title}\n\nShip on Friday.\n`,
@@ -40,7 +31,7 @@ describe.skipIf(missing)("steering and retrying in the page", () => {
 		expect(created.status).toBe(201);
 		const { document } = (await created.json()) as { document: { id: string } };
 		link = await connectAgent({
-			url: api.server.publicUrl,
+			url: world.api.server.publicUrl,
 			token: ALICE_TOKEN,
 			document: document.id,
 			resumable: false,

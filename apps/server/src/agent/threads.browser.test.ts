@@ -2,9 +2,8 @@
 // @chopin/agent-link's connectAgent: a thread opened on a message, an @chopin reply there answered in the thread
 // by a session forked from the turn that answered the root, the main Chat untouched, and another member's page
 // counting the thread live and opening it.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Session } from "@chopin/agent-link/client";
-import type { ApiServer } from "../testing/api-server";
 import { chromiumMissing, WAIT } from "../testing/browser";
 import { numberedReplies, PlannerPages } from "../testing/planner-pages";
 
@@ -12,25 +11,16 @@ const missing = chromiumMissing();
 const ALICE_TOKEN = "alice-browser-test-token-0123456789";
 
 describe.skipIf(missing)("threads in the page", () => {
-	const world = new PlannerPages(ALICE_TOKEN);
-	const { browsers } = world;
-	let api: ApiServer;
 	let link: AgentLink | undefined;
-
-	beforeAll(async () => {
-		api = await world.start();
-	});
-	afterAll(async () => {
-		link?.detach();
-		await world.close();
-	});
+	const world = PlannerPages.forSuite(ALICE_TOKEN, () => link?.detach());
+	const { browsers } = world;
 
 	test("a reply in a thread is answered there by a session forked from the root's turn", async () => {
 		const { id: documentId } = await world.createDocument("Thread plan");
 		const replies = numberedReplies();
 		const forks: Session["from"][] = [];
 		link = await connectAgent({
-			url: api.server.publicUrl,
+			url: world.api.server.publicUrl,
 			token: ALICE_TOKEN,
 			document: documentId,
 			resumable: false,

@@ -1,5 +1,6 @@
 // The world of a browser test with a Planner: a real API server on SQLite where alice's development token can
 // attach a Planner client, and the test file's browsers, started and closed together.
+import { afterAll, beforeAll } from "bun:test";
 import type { Turn } from "@chopin/agent-link/client";
 import type { Page } from "playwright-core";
 import { createTestStore, type TestStore } from "../store/testing";
@@ -28,6 +29,26 @@ export class PlannerPages {
 
 	/** alice's token, for the Planner client's bearer. */
 	constructor(readonly aliceToken: string) {}
+
+	/**
+	 * The world of the describe block it is called in: started before its tests and closed after them, when
+	 * `detach` has let go of the clients the tests attached.
+	 */
+	static forSuite(aliceToken: string, detach: () => void = () => {}): PlannerPages {
+		const world = new PlannerPages(aliceToken);
+		beforeAll(() => world.start());
+		afterAll(async () => {
+			detach();
+			await world.close();
+		});
+		return world;
+	}
+
+	/** The started server. */
+	get api(): ApiServer {
+		if (!this.#api) throw new Error("start() first");
+		return this.#api;
+	}
 
 	/** Starts the server (call in beforeAll); resolves with it. */
 	async start(): Promise<ApiServer> {

@@ -2,11 +2,10 @@
 // them listed before sending and removes one they did not mean; Chat shows the image as a thumbnail and the text
 // file by name; the client attached through @chopin/agent-link's connectAgent receives both in its turn. When the
 // current model reads no images the composer does not take one.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Catalog } from "@chopin/agent-link";
 import { type AgentLink, connectAgent } from "@chopin/agent-link/client";
 import { makePng } from "../images/test-images";
-import type { ApiServer } from "../testing/api-server";
 import { chromiumMissing, WAIT } from "../testing/browser";
 import { numberedReplies, PlannerPages } from "../testing/planner-pages";
 
@@ -26,24 +25,15 @@ const catalog = (defaultId: string): Catalog => ({
 });
 
 describe.skipIf(missing)("attachments", () => {
-	const world = new PlannerPages(ALICE_TOKEN);
-	const { browsers } = world;
-	let api: ApiServer;
 	let link: AgentLink | undefined;
-
-	beforeAll(async () => {
-		api = await world.start();
-	});
-	afterAll(async () => {
-		link?.detach();
-		await world.close();
-	});
+	const world = PlannerPages.forSuite(ALICE_TOKEN, () => link?.detach());
+	const { browsers } = world;
 
 	test("a person attaches an image and a text file; Chat shows them and the client receives them in its turn", async () => {
 		const doc = await world.createDocument();
 		const { turns, answer } = numberedReplies();
 		link = await connectAgent({
-			url: api.server.publicUrl,
+			url: world.api.server.publicUrl,
 			token: ALICE_TOKEN,
 			document: doc.id,
 			resumable: false,

@@ -2,10 +2,9 @@
 // @chopin/agent-link's connectAgent reports its catalog; a person picks a model and a level in the page and the
 // next turn carries them as spelled; when the client stops listing the model the composer says so, the turn
 // falls back and Chat records it once; a command picked in the composer reaches the client as /name args.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import type { Catalog } from "@chopin/agent-link";
 import { type AgentLink, connectAgent } from "@chopin/agent-link/client";
-import type { ApiServer } from "../testing/api-server";
 import { chromiumMissing, WAIT } from "../testing/browser";
 import { numberedReplies, PlannerPages } from "../testing/planner-pages";
 
@@ -35,25 +34,16 @@ const CATALOG: Catalog = {
 };
 
 describe.skipIf(missing)("the composer's model and thinking choices", () => {
-	const world = new PlannerPages(ALICE_TOKEN);
-	const { browsers } = world;
-	let api: ApiServer;
 	let link: AgentLink | undefined;
-
-	beforeAll(async () => {
-		api = await world.start();
-	});
-	afterAll(async () => {
-		link?.detach();
-		await world.close();
-	});
+	const world = PlannerPages.forSuite(ALICE_TOKEN, () => link?.detach());
+	const { browsers } = world;
 
 	test("a person's model and level reach the next turn; a model no longer offered falls back, said once", async () => {
 		const doc = await world.createDocument();
 
 		const { turns, answer } = numberedReplies();
 		link = await connectAgent({
-			url: api.server.publicUrl,
+			url: world.api.server.publicUrl,
 			token: ALICE_TOKEN,
 			document: doc.id,
 			resumable: false,

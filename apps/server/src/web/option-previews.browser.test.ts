@@ -3,10 +3,9 @@
 // previews. The page (open before the upload) shows each preview framed as "Preview of <label>", the picture
 // bounded and opening large on a click that does not choose the option, a remote or data: image as its alt text;
 // the chosen option's answer carries its preview back to the client.
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { type AgentLink, connectAgent, type Turn } from "@chopin/agent-link/client";
 import { makePng } from "../images/test-images";
-import type { ApiServer } from "../testing/api-server";
 import { chromiumMissing, WAIT } from "../testing/browser";
 import { PlannerPages } from "../testing/planner-pages";
 
@@ -14,21 +13,12 @@ const missing = chromiumMissing();
 const ALICE_TOKEN = "alice-previews-test-token-0123456789";
 
 describe.skipIf(missing)("option previews on a Decision card", () => {
-	const world = new PlannerPages(ALICE_TOKEN);
-	const { browsers } = world;
-	let api: ApiServer;
 	let link: AgentLink | undefined;
-
-	beforeAll(async () => {
-		api = await world.start();
-	});
-	afterAll(async () => {
-		link?.detach();
-		await world.close();
-	});
+	const world = PlannerPages.forSuite(ALICE_TOKEN, () => link?.detach());
+	const { browsers } = world;
 
 	test("previews framed under their options; a picture bounded, opened large without choosing; foreign images as alt text", async () => {
-		const created = await api.call("alice", "POST", "/api/documents", {
+		const created = await world.api.call("alice", "POST", "/api/documents", {
 			repository: "acme/app",
 			title: "Layout plan",
 			source: "# Layout plan\n\nWe pick a layout.\n",
@@ -76,7 +66,7 @@ describe.skipIf(missing)("option previews on a Decision card", () => {
 			await turn.end("finished");
 		};
 		link = await connectAgent({
-			url: api.server.publicUrl,
+			url: world.api.server.publicUrl,
 			token: ALICE_TOKEN,
 			document: doc.id,
 			resumable: false,
