@@ -273,6 +273,9 @@ describe("openStore", () => {
 			expect(mode).toEqual({ journal_mode: "wal" });
 			const [fk] = await again.sql`PRAGMA foreign_keys`;
 			expect(fk).toEqual({ foreign_keys: 1 });
+			// Durable commits (docs/server.md): FULL, so what the server acknowledged survives a power loss.
+			const [sync] = await again.sql`PRAGMA synchronous`;
+			expect(sync).toEqual({ synchronous: 2 });
 			await again.close();
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
