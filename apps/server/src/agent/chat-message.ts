@@ -2,29 +2,21 @@
 // mention; a command checked against the client's catalog; with steer-turn, an @chopin message while the Planner
 // works handed to its running turn; otherwise a new turn on the reserved Planner, or the spec's refusal.
 
-import { attachmentsRefused, type NewAttachment } from "../chat/attachments";
+import { attachmentsRefused } from "../chat/attachments";
 import { ChatError } from "../chat/errors";
 import { mentionsPlanner } from "../chat/mentions";
 import type { MessageView } from "../chat/message-view";
 import { accessDeps, actingAuthorization } from "./access";
 import type { AttachedPlanner } from "./attached";
-import { runChatTurn } from "./chat-turns";
-import { type MessageCommand, runCommandMessage } from "./commands";
-import type { PlannerMessageResult } from "./planner-service";
+import { messageTurn, runChatTurn } from "./chat-turns";
+import { runCommandMessage } from "./commands";
+import type { ChatMessageInput, PlannerMessageResult } from "./planner-service";
 import { type ReserveDeps, reservePlanner } from "./reserve";
 import { wording } from "./wording";
 
 export async function handleChatMessage(
 	r: ReserveDeps,
-	input: {
-		documentId: string;
-		author: string;
-		body: string;
-		command?: MessageCommand;
-		attachments?: readonly NewAttachment[];
-		/** The thread the message is posted in (docs/chat.md, Threads). */
-		thread?: string;
-	},
+	input: ChatMessageInput,
 ): Promise<PlannerMessageResult> {
 	const { chat } = r.deps.domain;
 	const files = input.attachments ?? [];
@@ -80,13 +72,7 @@ export async function handleChatMessage(
 		throw error;
 	}
 	// The turn reads the message's files from the store, as a Retry of it does.
-	void runChatTurn(planner, {
-		replyTo: message.id,
-		before: message.seq,
-		prompt: `@${input.author}: ${message.body}`,
-		message: message.id,
-		...(thread && { thread }),
-	});
+	void runChatTurn(planner, messageTurn(message, { thread }));
 	return { status: "sent", message, turn: true };
 }
 

@@ -118,6 +118,21 @@ export interface ChatTurn {
 	thread?: MessageView;
 }
 
+/** The turn a person's message begins (or runs again, with retry): its reply answers it, in its thread if any. */
+export function messageTurn(
+	message: MessageView,
+	options: { retry?: boolean; thread?: MessageView | undefined } = {},
+): ChatTurn {
+	return {
+		replyTo: message.id,
+		before: message.seq,
+		prompt: `@${message.authorLogin}: ${message.body}`,
+		message: message.id,
+		...(options.retry && { retry: true }),
+		...(options.thread && { thread: options.thread }),
+	};
+}
+
 /** How a Chat turn ended: its reply's id once it had one, and the turn's outcome (failed when it never ran). */
 export interface ChatTurnEnd {
 	replyId?: string;

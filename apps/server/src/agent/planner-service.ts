@@ -80,6 +80,19 @@ export interface PlannerStarter {
 	used(documentId: string): void;
 }
 
+/** A person's Chat message as the Chat API hands it to the Planner service. */
+export interface ChatMessageInput {
+	documentId: string;
+	author: string;
+	body: string;
+	/** Runs one of the attached client's commands: body is its args (capability-catalog). */
+	command?: MessageCommand;
+	/** Files sent with it (attachments): checked and kept with the message, carried by its turn. */
+	attachments?: readonly NewAttachment[];
+	/** Posted in the thread on this top-level message (docs/chat.md, Threads). */
+	thread?: string;
+}
+
 /**
  * What the rest of the server calls. The Chat API calls handleMessage for a person's message; the
  * machines domain adds a resolver for chopin_p_ credentials and calls closeLinks when a machine is
@@ -94,17 +107,7 @@ export interface PlannerService {
 	 * or one in its grace period) or planner-busy (it is working on a turn). Throws the Chat
 	 * service's errors (ChatError: empty, too long, archived, ...) for a message it cannot take.
 	 */
-	handleMessage(input: {
-		documentId: string;
-		author: string;
-		body: string;
-		/** Runs one of the attached client's commands: body is its args (capability-catalog). */
-		command?: MessageCommand;
-		/** Files sent with it (attachments): checked and kept with the message, carried by its turn. */
-		attachments?: readonly NewAttachment[];
-		/** Posted in the thread on this top-level message (docs/chat.md, Threads). */
-		thread?: string;
-	}): Promise<PlannerMessageResult>;
+	handleMessage(input: ChatMessageInput): Promise<PlannerMessageResult>;
 	/**
 	 * Retry on a failed reply: its sender only (ChatError retry-forbidden otherwise); the failed attempt leaves
 	 * Chat for everyone and the same message's turn runs again, or it is refused as an @chopin message is.

@@ -2,13 +2,11 @@
 // Planner and its ownership, attach, the events that end an attachment (sign-out, reset, archive, delete),
 // @chopin messages, Stop/Resume, and the planner.status live events.
 import type { Attach, ClientMessage, Feature } from "@chopin/agent-link";
-import type { NewAttachment } from "../chat/attachments";
 import type { SocketHandlers } from "../http/sockets";
 import type { ChatModelState } from "../live/events";
 import { type AttachCheck, checkAttach } from "./attach";
 import { type AttachedDocument, AttachedPlanner } from "./attached";
 import { handleChatMessage } from "./chat-message";
-import type { MessageCommand } from "./commands";
 import { type ChooseResult, ComposerModels } from "./composer-model";
 import { confirm, ownLink, type PlannerParts, type Unconfirmed } from "./confirm";
 import type { ControlAction } from "./control";
@@ -23,6 +21,7 @@ import { OrphanAnswers } from "./orphan-answers";
 import { Ownership } from "./ownership";
 import { pressControl } from "./planner-control";
 import type {
+	ChatMessageInput,
 	LinkFilter,
 	LinkStats,
 	PlannerMessageResult,
@@ -166,14 +165,7 @@ export class Planner implements PlannerService {
 		);
 	}
 
-	handleMessage(input: {
-		documentId: string;
-		author: string;
-		body: string;
-		command?: MessageCommand;
-		attachments?: readonly NewAttachment[];
-		thread?: string;
-	}): Promise<PlannerMessageResult> {
+	handleMessage(input: ChatMessageInput): Promise<PlannerMessageResult> {
 		return handleChatMessage(this.#reserve, input);
 	}
 

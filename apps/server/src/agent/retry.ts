@@ -3,7 +3,7 @@
 // on the turn only with retry-turn). Retry is not a new message: nothing is posted.
 import { ChatError } from "../chat/errors";
 import type { MessageView } from "../chat/message-view";
-import { runChatTurn } from "./chat-turns";
+import { messageTurn, runChatTurn } from "./chat-turns";
 import { forgetForkPoint } from "./fork-points";
 import { type Refusal, type ReserveDeps, reservePlanner } from "./reserve";
 import { wording } from "./wording";
@@ -44,14 +44,7 @@ export async function retryReply(r: ReserveDeps, input: RetryInput): Promise<Ret
 		planner.idle();
 		throw error;
 	}
-	void runChatTurn(planner, {
-		replyTo: message.id,
-		before: message.seq,
-		prompt: `@${message.authorLogin}: ${message.body}`,
-		message: message.id,
-		retry: true,
-		...(thread && { thread }),
-	});
+	void runChatTurn(planner, messageTurn(message, { retry: true, thread }));
 	return { status: "sent", message };
 }
 
