@@ -92,6 +92,24 @@ function allStarted(tag: string): number[] | undefined {
 	return commands.includes("sleep 301") && loops >= 2 ? live.map((p) => p.pid) : undefined;
 }
 
+/**
+ * A live process's environment, or undefined once it has exited. A process that is exiting has already let its memory
+ * go, so its environment reads empty while its state is still R: that is waited out (it is a zombie or gone moments
+ * later), never taken for a process without the mark. A live process's environment never reads empty here (the
+ * fixture's all carry the tag).
+ */
+async function environOf(pid: number): Promise<string | undefined> {
+	for (let i = 0; i < 500; i++) {
+		const environ = await Bun.file(`/proc/${pid}/environ`)
+			.text()
+			.catch(() => "");
+		if (environ !== "") return environ;
+		if (!isLiveProcess(pid)) return undefined;
+		await Bun.sleep(10);
+	}
+	return "";
+}
+
 /** Resolves "stopped", or "over budget" if stop() has not resolved within the issue's 6 s. */
 async function stopWithinBudget(scope: Scope): Promise<"stopped" | "over budget"> {
 	let timer: ReturnType<typeof setTimeout> | undefined;
@@ -124,12 +142,10 @@ for (const mode of MODES) {
 				const pids = await until("the fixture's processes", () => out().includes("ready") && allStarted(tag));
 				// Every one of them carries the scope's mark.
 				for (const p of liveTagged(tag)) {
-					const environ = await Bun.file(`/proc/${p.pid}/environ`)
-						.text()
-						.catch(() => "");
-					// A loop's short-lived child may exit after it was listed: a zombie's (or a gone pid's) environment
-					// reads empty. Only a process still there is checked.
-					if (environ === "" && !isLiveProcess(p.pid)) continue;
+					const environ = await environOf(p.pid);
+					// A loop's short-lived child may exit after it was listed: it is then gone or a zombie. Only a
+					// process still there is checked.
+					if (environ === undefined) continue;
 					expect(environ.split("\0")).toContain(`CHOPIN_SCOPE=${scope.id}`);
 				}
 				// Each of them still running is a member. (Not a count: a loop's `sleep 1` can end between the two reads.)
