@@ -60,19 +60,26 @@ export async function handleChatMessage(
 	let message: MessageView;
 	try {
 		message = (
-			await chat.post(input.documentId, {
-				author: input.author,
-				body: input.body,
-				attachments: files,
-				...(thread && { threadRoot: thread.id }),
-			})
+			await chat.post(
+				input.documentId,
+				{
+					author: input.author,
+					body: input.body,
+					attachments: files,
+					...(thread && { threadRoot: thread.id }),
+				},
+				{ durable: false },
+			)
 		).message;
 	} catch (error) {
 		planner.idle();
 		throw error;
 	}
-	// The turn reads the message's files from the store, as a Retry of it does.
+	// The turn reads the message's files from the store, as a Retry of it does. It leaves as soon as the message
+	// is committed; the sender is told "sent" once the message is on disk too, the flush running meanwhile on
+	// another thread (store.synced(); docs/server.md, durable commits).
 	void runChatTurn(planner, messageTurn(message, { thread }));
+	await r.deps.store.synced();
 	return { status: "sent", message, turn: true };
 }
 

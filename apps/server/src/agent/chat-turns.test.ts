@@ -75,6 +75,33 @@ describe("@chopin messages", () => {
 		await f.until(() => f.ctx.planner.status(documentId).state === "attached", "the Planner to be idle");
 	});
 
+	test("the turn leaves once the message is committed; the sender is answered once it is on disk", async () => {
+		const { f, documentId } = await start();
+		const { socket } = await f.attach("alice", documentId);
+		// The store's flush held until the test lets it go: the disk is slow.
+		const flushed = Promise.withResolvers<void>();
+		const synced = f.ctx.store.synced;
+		let flushes = 0;
+		f.ctx.store.synced = () => {
+			flushes++;
+			return flushed.promise.then(() => synced.call(f.ctx.store));
+		};
+		let answered = false;
+		const sent = f.ctx.planner
+			.handleMessage({ documentId, author: "bob", body: "@chopin go" })
+			.finally(() => (answered = true));
+		const begun = await socket.expect("start");
+		socket.send({ type: "started", session: begun.session });
+		const turn = await socket.expect("turn");
+		expect(turn.prompt).toBe("@bob: @chopin go");
+		expect(answered).toBe(false);
+		flushed.resolve();
+		expect(await sent).toMatchObject({ status: "sent", turn: true });
+		expect(flushes).toBe(1);
+		socket.send({ type: "turn-end", session: turn.session, turn: turn.turn, status: "finished" });
+		await f.until(() => f.ctx.planner.status(documentId).state === "attached", "the Planner to be idle");
+	});
+
 	test("a message without a mention, or with one only in code, is posted and starts no turn", async () => {
 		const { f, documentId } = await start();
 		const { socket } = await f.attach("alice", documentId);

@@ -157,6 +157,8 @@ export interface NewMessage {
 	now: number;
 	/** A person's files, written in the same transaction as the message. */
 	attachments?: readonly CheckedAttachment[];
+	/** false: committed without waiting for the disk (store.ts, durable); the caller syncs before it acknowledges. */
+	durable?: boolean;
 }
 
 /**
@@ -167,31 +169,37 @@ export interface NewMessage {
 export async function insertMessage(store: Store, message: NewMessage): Promise<MessageRow> {
 	for (let attempt = 1; ; attempt++) {
 		try {
-			return await store.transaction(async (tx) => {
-				await checkDocument(tx, message.documentId, { allowArchived: message.role === "system", lock: true });
-				const next = await tx.one(
-					tx.sql`SELECT coalesce(max(seq), 0) + 1 AS seq FROM chat_messages WHERE document_id = ${message.documentId}`,
-				);
-				// RETURNING: the row as stored without another round trip to read it back.
-				const row = await tx.one(
-					tx.sql`INSERT INTO chat_messages ${tx.sql({
-						id: message.id,
-						document_id: message.documentId,
-						seq: Number(next?.seq ?? 1),
-						author_login: message.authorLogin,
-						role: message.role,
-						body: message.body,
-						status: message.status,
-						reply_to: message.replyTo,
-						thread_root: message.threadRoot ?? null,
-						created_at: message.now,
-						updated_at: message.now,
-					})} RETURNING *`,
-					messageRow,
-				);
-				if (message.attachments?.length) await insertAttachments(tx, message.id, message.attachments);
-				return row!;
-			});
+			return await store.transaction(
+				async (tx) => {
+					await checkDocument(tx, message.documentId, {
+						allowArchived: message.role === "system",
+						lock: true,
+					});
+					const next = await tx.one(
+						tx.sql`SELECT coalesce(max(seq), 0) + 1 AS seq FROM chat_messages WHERE document_id = ${message.documentId}`,
+					);
+					// RETURNING: the row as stored without another round trip to read it back.
+					const row = await tx.one(
+						tx.sql`INSERT INTO chat_messages ${tx.sql({
+							id: message.id,
+							document_id: message.documentId,
+							seq: Number(next?.seq ?? 1),
+							author_login: message.authorLogin,
+							role: message.role,
+							body: message.body,
+							status: message.status,
+							reply_to: message.replyTo,
+							thread_root: message.threadRoot ?? null,
+							created_at: message.now,
+							updated_at: message.now,
+						})} RETURNING *`,
+						messageRow,
+					);
+					if (message.attachments?.length) await insertAttachments(tx, message.id, message.attachments);
+					return row!;
+				},
+				{ durable: message.durable ?? true },
+			);
 		} catch (error) {
 			if (attempt < 5 && isUniqueViolation(error)) continue;
 			throw error;

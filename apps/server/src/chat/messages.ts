@@ -68,11 +68,14 @@ export class ChatService {
 
 	/**
 	 * Appends a person's message (1 to 20,000 characters, not blank) with the files they sent (checked whole
-	 * first: a wrong file refuses the message) and says whether it mentions @chopin.
+	 * first: a wrong file refuses the message) and says whether it mentions @chopin. With durable: false it is
+	 * committed without waiting for the disk, and the caller must await store.synced() before it tells the sender
+	 * the message was sent: the Planner's turn can leave meanwhile.
 	 */
 	async post(
 		documentId: string,
 		input: { author: string; body: string; attachments?: readonly NewAttachment[]; threadRoot?: string },
+		options: { durable?: boolean } = {},
 	): Promise<PostedMessage> {
 		if (!LOGIN_PATTERN.test(input.author)) {
 			throw new ChatError("invalid-login", `${JSON.stringify(input.author.slice(0, 60))} is not a login.`);
@@ -86,6 +89,7 @@ export class ChatService {
 			body,
 			...(attachments.length > 0 && { attachments }),
 			...(input.threadRoot !== undefined && { threadRoot: input.threadRoot }),
+			...(options.durable === false && { durable: false }),
 		});
 		return { message, mentionsPlanner: mentionsPlanner(body) };
 	}
@@ -182,6 +186,7 @@ export class ChatService {
 			body: string;
 			attachments?: NewMessage["attachments"];
 			threadRoot?: string;
+			durable?: boolean;
 		},
 	): Promise<MessageView> {
 		const row = await insertMessage(this.deps.store, {

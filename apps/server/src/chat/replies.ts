@@ -109,6 +109,9 @@ export class ReplyService {
 			replyTo: options.replyTo ?? null,
 			threadRoot: options.threadRoot ?? null,
 			now: this.deps.clock.now(),
+			// Not waited on the disk: a reply still streaming when the machine stops fails on restart anyway, and
+			// its finish commits durably. This commit is on the path to the turn (docs/server.md, durable commits).
+			durable: false,
 		});
 		this.#streams.set(row.id, { documentId, body: "", pending: "", closed: false, lastWrite: 0 });
 		const view = newMessageView(row);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readlinkSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { z } from "zod";
@@ -188,6 +188,27 @@ describeStores("store", (t) => {
 		expect(await level()).toEqual(before);
 	});
 
+	test("synced(): lazy commits are on disk once it resolves; callers meanwhile share one flush", async () => {
+		await scratchTable(t);
+		let lsn: string | undefined;
+		await t.store.transaction(
+			async (tx) => {
+				await tx.sql`INSERT INTO scratch (id) VALUES (${"lazy"})`;
+				if (t.store.kind === "postgres") {
+					lsn = (await tx.sql`SELECT pg_current_wal_insert_lsn()::text AS lsn`)[0].lsn;
+				}
+			},
+			{ durable: false },
+		);
+		await Promise.all([t.store.synced(), t.store.synced(), t.store.synced()]);
+		if (t.store.kind === "postgres") {
+			// The WAL is flushed past the lazy commit's record: what synchronous_commit=off had skipped.
+			const [row] = await t.store.sql`SELECT pg_current_wal_flush_lsn() >= ${lsn}::pg_lsn AS flushed`;
+			expect(row.flushed).toBe(1);
+		}
+		expect(await t.store.many(t.store.sql`SELECT id FROM scratch`)).toEqual([{ id: "lazy" }]);
+	});
+
 	test("a savepoint rolls back only its own part", async () => {
 		await scratchTable(t);
 		await t.store.transaction(async (tx) => {
@@ -277,6 +298,31 @@ describe("openStore", () => {
 			const [sync] = await again.sql`PRAGMA synchronous`;
 			expect(sync).toEqual({ synchronous: 2 });
 			await again.close();
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
+	});
+
+	test("synced() on SQLite flushes the database's own -wal file, and close() lets the descriptor go", async () => {
+		const dir = mkdtempSync(join(tmpdir(), "chopin-store-"));
+		const path = join(dir, "x.db");
+		const walDescriptors = () =>
+			readdirSync("/proc/self/fd").filter((fd) => {
+				try {
+					return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`;
+				} catch {
+					return false;
+				}
+			}).length;
+		try {
+			const store = await openStore({ url: `sqlite://${path}` });
+			await store.transaction(async (tx) => tx.sql`CREATE TABLE t (x TEXT)`, { durable: false });
+			const before = walDescriptors();
+			await store.synced();
+			// SQLite's own descriptor, and the one synced() flushes through.
+			expect(walDescriptors()).toBe(before + 1);
+			await store.close();
+			expect(walDescriptors()).toBe(0);
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
 		}

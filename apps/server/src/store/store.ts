@@ -5,6 +5,7 @@ import { SQL, type TransactionSQL } from "bun";
 import type { z } from "zod";
 import { StoreError } from "./errors";
 import { normaliseHelperArg, normaliseParam, normaliseRows } from "./normalise";
+import { GroupSync, postgresWalFlush, sqliteWalFlush } from "./synced";
 
 export type StoreKind = "sqlite" | "postgres";
 export type Row = Record<string, unknown>;
@@ -40,6 +41,12 @@ export interface Store extends Db {
 	 * network calls out of transactions.
 	 */
 	transaction<T>(fn: (tx: Tx) => Promise<T>, options?: TransactionOptions): Promise<T>;
+	/**
+	 * Resolves once every commit made before the call is on disk, lazy ones (durable: false) included, as a durable
+	 * commit's own would have been. Flushes are shared: whoever asks while one runs is served by the next. For a
+	 * commit whose effects may start before it is on disk but whose acknowledgement may not (synced.ts).
+	 */
+	synced(): Promise<void>;
 	/** Resolves when the database answers a query. */
 	ping(): Promise<void>;
 	/** Closes the connections; idempotent. */
@@ -52,7 +59,8 @@ export interface TransactionOptions {
 	 * commit, PostgreSQL's synchronous_commit=off). A crash of the process loses nothing; a crash of
 	 * the machine may lose the last such commits, never part of one, and never a later durable commit
 	 * without them. For writes whose loss the data already survives, such as a reply's streamed text
-	 * (a reply still streaming after a restart fails anyway). Default true.
+	 * (a reply still streaming after a restart fails anyway), or whose acknowledgement waits for synced().
+	 * Default true.
 	 */
 	durable?: boolean;
 }
@@ -127,6 +135,7 @@ async function openSqlite(path: string): Promise<Store> {
 		);
 	}
 	if (!memory) openSqliteFiles.add(path);
+	const wal = memory ? undefined : sqliteWalFlush(path);
 	// One connection serves every query, and Bun runs a plain query issued while a transaction
 	// is open inside that transaction. The mutex makes each statement and each transaction wait
 	// its turn, so a request never reads or loses another request's uncommitted work.
@@ -136,8 +145,10 @@ async function openSqlite(path: string): Promise<Store> {
 		label: memory ? "sqlite::memory:" : `sqlite://${path}`,
 		lock: new Mutex(),
 		begin: (fn) => raw.begin("IMMEDIATE", fn),
-		onClose: () => {
+		flush: wal?.flush ?? (async () => {}),
+		onClose: async () => {
 			openSqliteFiles.delete(path);
+			await wal?.close();
 		},
 	});
 }
@@ -176,7 +187,14 @@ async function openPostgres(options: OpenStoreOptions, label: string): Promise<S
 			{ cause: error },
 		);
 	}
-	return createStore({ kind: "postgres", raw, label, begin: (fn) => raw.begin(fn), onClose: () => {} });
+	return createStore({
+		kind: "postgres",
+		raw,
+		label,
+		begin: (fn) => raw.begin(fn),
+		flush: postgresWalFlush(raw),
+		onClose: () => {},
+	});
 }
 
 function safePassword(url: string): string {
@@ -193,13 +211,16 @@ interface StoreParts {
 	label: string;
 	lock?: Mutex;
 	begin: (fn: (tx: TransactionSQL) => Promise<unknown>) => Promise<unknown>;
-	onClose: () => void;
+	/** Puts every commit so far on disk (synced.ts). */
+	flush: () => Promise<void>;
+	onClose: () => void | Promise<void>;
 }
 
 function createStore(parts: StoreParts): Store {
 	const { kind, raw, lock } = parts;
 	let closing: Promise<void> | undefined;
 	const sql = wrapSql(raw, { lock, guard: true });
+	const group = new GroupSync(parts.flush);
 	const store: Store = {
 		kind,
 		label: parts.label,
@@ -223,6 +244,9 @@ function createStore(parts: StoreParts): Store {
 			const body = lazy && kind === "sqlite" ? () => unsynced(raw, run) : run;
 			return lock ? lock.run(body) : body();
 		},
+		synced() {
+			return group.synced();
+		},
 		async ping() {
 			await sql`SELECT 1 AS ok`;
 		},
@@ -231,7 +255,7 @@ function createStore(parts: StoreParts): Store {
 				try {
 					await (lock ? lock.run(() => raw.close({ timeout: 5 })) : raw.close({ timeout: 5 }));
 				} finally {
-					parts.onClose();
+					await parts.onClose();
 				}
 			})();
 			return closing;
