@@ -1,7 +1,7 @@
 // npm's global layout and the command line of a `.cmd`, for every platform, checked on this one: the Windows branch is
 // what the launcher test relies on there (npm/launcher.test.ts runs it for real on the Windows runner).
 import { describe, expect, test } from "bun:test";
-import { commandLine, npmGlobalLayout, platformEnv } from "./npm-global";
+import { commandLine, npmGlobalLayout, platformEnv, searchPath } from "./npm-global";
 
 describe("npmGlobalLayout", () => {
 	for (const platform of ["linux", "darwin"]) {
@@ -99,4 +99,10 @@ describe("platformEnv", () => {
 		});
 		expect(platformEnv("linux", env)).toEqual({});
 	});
+});
+
+test("searchPath reads PATH, or Windows' Path from a copied environment", () => {
+	expect(searchPath({ PATH: "/usr/bin" })).toBe("/usr/bin");
+	expect(searchPath({ Path: "C:\\Windows" })).toBe("C:\\Windows");
+	expect(searchPath({})).toBe("");
 });

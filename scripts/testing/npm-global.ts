@@ -94,3 +94,8 @@ export function platformEnv(platform: string = process.platform, env: NodeJS.Pro
 	}
 	return picked;
 }
+
+/** This process's PATH: Windows spells it `Path`, which only a case-blind process.env finds as `PATH`. */
+export function searchPath(env: NodeJS.ProcessEnv = process.env): string {
+	return env.PATH ?? env.Path ?? "";
+}
