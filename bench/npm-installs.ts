@@ -3,22 +3,23 @@
 // the binary being timed, installed offline from the tarballs into temp prefixes.
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { writeSums } from "../scripts/build-cli";
 import { packNpm } from "../scripts/pack-npm";
 import type { Target } from "../scripts/release/targets";
+import { commandLine, npmGlobalLayout, platformEnv, searchPath } from "../scripts/testing/npm-global";
 
 export interface NpmInstalls {
-	/** <prefix>/bin/chopin after `npm install -g --ignore-scripts`: the JS shim. */
+	/** The command after `npm install -g --ignore-scripts` (<prefix>/bin/chopin): the JS shim. */
 	shim: string;
-	/** <prefix>/bin/chopin after `npm install -g`: the binary. */
+	/** The command after `npm install -g`: the binary. */
 	direct: string;
 	remove(): void;
 }
 
 /** Undefined (with the reason on stderr) when Node.js or npm is missing, or the install scripts kept the shim. */
 export async function npmInstalls(binary: string, target: Target): Promise<NpmInstalls | undefined> {
-	const npm = Bun.which("npm");
+	const npm = Bun.which(process.platform === "win32" ? "npm.cmd" : "npm");
 	if (!Bun.which("node") || !npm) {
 		process.stderr.write("note: no Node.js or npm: the npm launcher's rows are left out\n");
 		return undefined;
@@ -36,7 +37,8 @@ export async function npmInstalls(binary: string, target: Target): Promise<NpmIn
 		mkdirSync(packs);
 		const platformDir = packed.platformDirs[0]!.dir;
 		const npmEnv = {
-			PATH: process.env.PATH ?? "",
+			...platformEnv(),
+			PATH: searchPath(),
 			HOME: join(root, "home"),
 			npm_config_cache: join(root, "npm-cache"),
 			npm_config_registry: "http://127.0.0.1:9/",
@@ -46,7 +48,10 @@ export async function npmInstalls(binary: string, target: Target): Promise<NpmIn
 			npm_config_update_notifier: "false",
 		};
 		const npmRun = (args: string[]) => {
-			const result = Bun.spawnSync([npm, ...args], {
+			// npm.cmd on Windows runs through cmd.exe.
+			const line = commandLine(npm, args);
+			const result = Bun.spawnSync(line.cmd, {
+				windowsVerbatimArguments: line.windowsVerbatimArguments,
 				cwd: root,
 				env: npmEnv,
 				stdout: "pipe",
@@ -58,16 +63,15 @@ export async function npmInstalls(binary: string, target: Target): Promise<NpmIn
 		npmRun(["pack", packed.launcherDir, platformDir, "--pack-destination", packs]);
 		const tarballs = [
 			join(packs, `chopin-cli-${packed.version}.tgz`),
-			join(packs, `chopin-${platformDir.split("/").at(-1)}-${packed.version}.tgz`),
+			join(packs, `chopin-${basename(platformDir)}-${packed.version}.tgz`),
 		];
 		npmRun(["install", "-g", "--prefix", join(root, "shim"), "--ignore-scripts", ...tarballs]);
 		npmRun(["install", "-g", "--prefix", join(root, "direct"), ...tarballs]);
-		const installs = {
-			shim: join(root, "shim", "bin", "chopin"),
-			direct: join(root, "direct", "bin", "chopin"),
-			remove,
-		};
-		if (readFileSync(installs.direct).subarray(0, 2).toString() === "#!") {
+		const shim = npmGlobalLayout(join(root, "shim"), "chopin");
+		const direct = npmGlobalLayout(join(root, "direct"), "chopin");
+		const installs = { shim: shim.command, direct: direct.command, remove };
+		const directBin = join(direct.packageDir("@chopin/cli"), "bin", "chopin");
+		if (readFileSync(directBin).subarray(0, 2).toString() === "#!") {
 			process.stderr.write(
 				"note: the install script kept the JS shim (Windows?): the npm rows are left out\n",
 			);

@@ -12,9 +12,9 @@ const BOTH: readonly PortableOs[] = ["darwin", "win32"];
 const MACOS: readonly PortableOs[] = ["darwin"];
 
 /**
- * Each file and the runners it runs on. macOS only: the file compares paths as POSIX strings, or
- * (npm/launcher.test.ts) runs `node_modules/.bin/chopin` and links `node` by those names, which on
- * Windows are `chopin.cmd` and `node.exe`.
+ * Each file and the runners it runs on. macOS only: the file compares paths as POSIX strings.
+ * npm/launcher.test.ts runs on both, in npm's layout for each (`<prefix>\chopin.cmd` through cmd.exe
+ * on Windows), its POSIX signal cases skipped there.
  */
 export const PORTABLE_TESTS: Readonly<Record<string, readonly PortableOs[]>> = {
 	"apps/cli/src/boundary.test.ts": MACOS,
@@ -42,7 +42,8 @@ export const PORTABLE_TESTS: Readonly<Record<string, readonly PortableOs[]>> = {
 	"apps/cli/src/server-link/server-errors.test.ts": BOTH,
 	"apps/cli/src/server-link/server-origin.test.ts": BOTH,
 	"apps/cli/src/service/service-path.test.ts": BOTH,
-	"npm/launcher.test.ts": MACOS,
+	"npm/launcher-libc.test.ts": BOTH,
+	"npm/launcher.test.ts": BOTH,
 };
 
 export const ROOT = resolve(import.meta.dir, "..");

@@ -110,16 +110,19 @@ describe("scripts/portable-tests.ts", () => {
 	test("lists test files that exist: the CLI's, and the npm launcher's", () => {
 		for (const [file, on] of Object.entries(PORTABLE_TESTS)) {
 			expect({ file, exists: existsSync(join(ROOT, file)) }).toEqual({ file, exists: true });
-			expect(file).toMatch(/^(apps\/cli\/src\/.+|npm\/launcher)\.test\.ts$/);
+			expect(file).toMatch(/^(apps\/cli\/src\/.+|npm\/launcher(-libc)?)\.test\.ts$/);
 			expect(on.length).toBeGreaterThan(0);
 			expect([...new Set(on)]).toEqual([...on]);
 		}
 	});
 
-	test("gives macOS the npm launcher test, and both runners CLI tests; Linux runs the whole suite instead", () => {
+	test("gives both runners the npm launcher test and CLI tests; Linux runs the whole suite instead", () => {
 		const mac = portableTests("darwin");
 		const windows = portableTests("win32");
-		expect(mac).toContain("npm/launcher.test.ts");
+		for (const file of ["npm/launcher.test.ts", "npm/launcher-libc.test.ts"]) {
+			expect(mac).toContain(file);
+			expect(windows).toContain(file);
+		}
 		expect(mac.filter((f) => f.startsWith("apps/cli/")).length).toBeGreaterThan(10);
 		expect(windows.filter((f) => f.startsWith("apps/cli/")).length).toBeGreaterThan(10);
 		expect(portableTests("linux")).toEqual([]);

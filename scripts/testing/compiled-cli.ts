@@ -41,11 +41,18 @@ export async function compileCli(): Promise<CompiledCli> {
 /** Runs a program to its end and collects what it printed. */
 export async function run(
 	argv: readonly string[],
-	options: { env?: Record<string, string | undefined>; cwd?: string; stdin?: string } = {},
+	options: {
+		env?: Record<string, string | undefined>;
+		cwd?: string;
+		stdin?: string;
+		/** A cmd.exe command line (see npm-global.ts's commandLine): passed on as it is, on Windows. */
+		windowsVerbatimArguments?: boolean;
+	} = {},
 ): Promise<{ stdout: string; stderr: string; code: number | null; signal: string | null }> {
 	const child = Bun.spawn([...argv], {
 		env: options.env ?? process.env,
 		cwd: options.cwd,
+		windowsVerbatimArguments: options.windowsVerbatimArguments ?? false,
 		stdin: options.stdin === undefined ? "ignore" : new TextEncoder().encode(options.stdin),
 		stdout: "pipe",
 		stderr: "pipe",
