@@ -3,10 +3,11 @@ import type { Clock } from "@chopin/agent-link/clock";
 import type { ClientInfo } from "@chopin/agent-link/machine";
 import type { Store } from "../store/store";
 import { readClient, type VersionPolicy, versionRefusal } from "./client-version";
+import type { ContactWrites } from "./contact-writes";
 import type { CredentialCache } from "./credential-cache";
 import { credentialDigest, isMachineCredential, sameDigest } from "./credentials";
 import { type MachineRefusal, machineReauthorize, machineRevoked, refusalError } from "./errors";
-import { type CredentialRow, findByDigest, touchMachine } from "./machine-rows";
+import { type CredentialRow, findByDigest } from "./machine-rows";
 
 /** last_contact_at is written at most this often per machine from HTTP calls (reports always write it). */
 export const TOUCH_EVERY_MS = 30_000;
@@ -31,6 +32,8 @@ export class MachineAuth {
 			versionPolicy(): VersionPolicy;
 			/** Shared with PlannerCredentials and the revocations that invalidate it (credential-cache.ts). */
 			cache: CredentialCache;
+			/** Where contact is noted: written in batches, off the request path (contact-writes.ts). */
+			contacts: ContactWrites;
 		},
 	) {}
 
@@ -67,17 +70,17 @@ export class MachineAuth {
 		const client = readClient(req);
 		const refusal = versionRefusal(client, this.deps.versionPolicy());
 		if (refusal) throw refusalError(refusal);
-		await this.touch(checked.id);
+		this.touch(checked.id);
 		return { id: checked.id, owner: checked.owner, client };
 	}
 
-	/** Records contact, at most every TOUCH_EVERY_MS per machine. */
-	async touch(machineId: string, force = false): Promise<void> {
+	/** Records contact, at most every TOUCH_EVERY_MS per machine; the write comes with the next batch. */
+	touch(machineId: string, force = false): void {
 		const now = this.deps.clock.now();
 		const last = this.#touched.get(machineId);
 		if (!force && last !== undefined && now - last < TOUCH_EVERY_MS) return;
 		this.#touched.set(machineId, now);
-		await touchMachine(this.deps.store, machineId, now);
+		this.deps.contacts.note(machineId, now);
 	}
 
 	forget(machineId: string): void {
