@@ -2,6 +2,7 @@
 import type { Clock } from "@chopin/agent-link/clock";
 import type { ClientInfo } from "@chopin/agent-link/machine";
 import type { Store } from "../store/store";
+import type { MachineAuthorizations } from "./authorizations";
 import { readClient, type VersionPolicy, versionRefusal } from "./client-version";
 import type { ContactWrites } from "./contact-writes";
 import type { CredentialCache } from "./credential-cache";
@@ -32,6 +33,8 @@ export class MachineAuth {
 			versionPolicy(): VersionPolicy;
 			/** Shared with PlannerCredentials and the revocations that invalidate it (credential-cache.ts). */
 			cache: CredentialCache;
+			/** Restored with a first check's own read (findByDigest), for the call's next step. */
+			authorizations: MachineAuthorizations;
 			/** Where contact is noted: written in batches, off the request path (contact-writes.ts). */
 			contacts: ContactWrites;
 		},
@@ -45,11 +48,21 @@ export class MachineAuth {
 		const token = /^Bearer +(\S+) *$/i.exec(authorizationHeader ?? "")?.[1];
 		if (!token || !isMachineCredential(token)) return { ok: false, refusal: machineRevoked() };
 		const digest = credentialDigest(token);
+		const { authorizations } = this.deps;
 		const row = await this.deps.cache.read<CredentialRow>(digest, async () => {
+			const changesBefore = authorizations.changes();
 			const found = await findByDigest(this.deps.store, digest);
-			if (!found || !sameDigest(found.credential_digest, digest)) return undefined;
+			if (!found || !sameDigest(found.row.credential_digest, digest)) return undefined;
+			const { row } = found;
+			// The authorization read with it is restored now (a decryption, no network), so the call's
+			// next step finds it in memory: a machine's first contact is one round trip, not two.
+			if (row.revoked_at === null && !row.reauthorize) {
+				authorizations.get(row.id, { stored: found.authorization, changesBefore }).catch(() => {
+					// Its failure is the caller's to see when it asks: get() keeps no failed restore.
+				});
+			}
 			// A revoked machine's row is never kept: it is refused from the store each time.
-			return { value: found, scope: { machineId: found.id }, keep: found.revoked_at === null };
+			return { value: row, scope: { machineId: row.id }, keep: row.revoked_at === null };
 		});
 		if (!row || row.revoked_at !== null) {
 			return { ok: false, refusal: machineRevoked() };

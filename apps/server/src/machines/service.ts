@@ -108,6 +108,7 @@ export class Machines {
 			clock,
 			versionPolicy,
 			cache: this.credentialCache,
+			authorizations: this.authorizations,
 			contacts: this.contacts,
 		});
 		this.pairings = new Pairings({

@@ -1,6 +1,7 @@
-// A Planner credential's first check is one store round trip: the credential, its machine and the machine's
-// stored authorization in one query (the authorization used to be a second read), and that saving never
-// restores an authorization a revocation removed meanwhile. On both stores.
+// A credential's first check is one store round trip: a Planner credential with its machine and the machine's
+// stored authorization in one query (the authorization used to be a second read), a machine credential with
+// its authorization the same way; and that saving never restores an authorization a revocation removed
+// meanwhile. On both stores.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { isIdentityError } from "../auth/errors";
@@ -10,7 +11,9 @@ import { cliRequest, LOCAL_ENV, pairLocally, type Target } from "../testing/mach
 import { startTestServer, type TestServer } from "../testing/server";
 import { signInLocally } from "../testing/sign-in";
 import { MachineAuthorizations } from "./authorizations";
+import { ContactWrites } from "./contact-writes";
 import { CredentialCache } from "./credential-cache";
+import { MachineAuth } from "./machine-auth";
 import { PlannerAccess } from "./planner-access";
 import { PlannerCredentials } from "./planner-credentials";
 
@@ -86,12 +89,26 @@ async function setup(kind: "sqlite" | "postgres") {
 		credentials,
 		settings: () => ({ ...context.config, localPlannerCredentials: true }),
 	});
+	const auth = new MachineAuth({
+		store,
+		clock,
+		cache: new CredentialCache(),
+		authorizations,
+		contacts: new ContactWrites({ store, clock, log: context.log }),
+		versionPolicy: () => ({
+			minVersion: undefined,
+			serverVersion: "0.1.0",
+			origin: context.config.publicUrl,
+		}),
+	});
 	return {
 		server,
 		store,
 		authorizations,
 		credentials,
 		access,
+		auth,
+		credential: paired.credential,
 		token,
 		machineId: paired.machineId,
 		documentId: document.id,
@@ -99,13 +116,21 @@ async function setup(kind: "sqlite" | "postgres") {
 }
 
 for (const kind of runnableKinds()) {
-	describe(`a Planner credential's first check [${kind}]`, () => {
+	describe(`a credential's first check [${kind}]`, () => {
 		test("is one store read, the machine's authorization included; later checks read nothing", async () => {
 			const s = await setup(kind);
 			const first = await s.access.verify(s.token);
 			expect(first).toMatchObject({ machineId: s.machineId, login: "ana", documentId: s.documentId });
 			expect(s.store.reads).toBe(1);
 			expect(await s.access.verify(s.token)).toMatchObject({ machineId: s.machineId });
+			expect(s.store.reads).toBe(1);
+		});
+
+		test("a machine credential's first check reads its authorization too: the call's next step reads nothing", async () => {
+			const s = await setup(kind);
+			expect(await s.auth.check(`Bearer ${s.credential}`)).toMatchObject({ ok: true, id: s.machineId });
+			expect(s.store.reads).toBe(1);
+			expect((await s.authorizations.get(s.machineId)).login).toBe("ana");
 			expect(s.store.reads).toBe(1);
 		});
 
