@@ -65,6 +65,8 @@ export class ContactWrites {
 		const due = [...this.#pending];
 		this.#pending.clear();
 		for (let start = 0; start < due.length; start += CONTACT_ROWS) {
+			// SQLite's statements run on the event loop: requests get their turn between two statements.
+			if (start > 0) await new Promise((resolve) => setImmediate(resolve));
 			const rows = due.slice(start, start + CONTACT_ROWS);
 			try {
 				// Not durable: a power loss forgets at most the last second's contact times, which the next
