@@ -10,7 +10,10 @@ import { credentialDigest, isMachineCredential, sameDigest } from "./credentials
 import { type MachineRefusal, machineReauthorize, machineRevoked, refusalError } from "./errors";
 import { type CredentialRow, findByDigest } from "./machine-rows";
 
-/** last_contact_at is written at most this often per machine from HTTP calls (reports always write it). */
+/**
+ * Contact from HTTP calls is noted at most this often per machine, then written with the next batch
+ * (contact-writes.ts); the control channel's hellos, reports and drops write it themselves.
+ */
 export const TOUCH_EVERY_MS = 30_000;
 
 export interface CallingMachine {
