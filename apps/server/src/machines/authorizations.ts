@@ -22,7 +22,7 @@ type AuthorizationRow = z.infer<typeof authorizationRowSchema>;
 
 /**
  * The machine_authorizations row as another query's LEFT JOIN gives it (each column as `a_<column>`), so a
- * check that needs the authorization too reads it in its own round trip (planner-credentials.ts).
+ * check that needs the authorization too reads it in its own round trip (planner-credentials.ts, machine-rows.ts).
  */
 export const joinedAuthorizationSchema = z.object({
 	a_kind: z.enum(["github", "local"]).nullable(),
@@ -101,8 +101,9 @@ export class MachineAuthorizations {
 	/**
 	 * The machine's authorization, restored from its row once per process and shared by every
 	 * caller. Throws IdentityError `authorization-expired` when it can no longer act (onEnded has
-	 * then been told). A caller that already read the row (`read`) saves the round trip, unless a
-	 * remove() or forget() came since its query began: then the row is read again.
+	 * then been told). A caller that already read the row (`read`) saves the round trip, unless the
+	 * row was written or a restored authorization dropped since its query began (changes() moved):
+	 * then the row is read again.
 	 */
 	get(machineId: string, read?: ReadAuthorization): Promise<Authorization> {
 		let pending = this.#cache.get(machineId);
