@@ -20,6 +20,42 @@ const authorizationRowSchema = z.object({
 });
 type AuthorizationRow = z.infer<typeof authorizationRowSchema>;
 
+/**
+ * The machine_authorizations row as another query's LEFT JOIN gives it (each column as `a_<column>`), so a
+ * check that needs the authorization too reads it in its own round trip (planner-credentials.ts, machine-rows.ts).
+ */
+export const joinedAuthorizationSchema = z.object({
+	a_kind: z.enum(["github", "local"]).nullable(),
+	a_login: z.string().nullable(),
+	a_github_id: z.number().nullable(),
+	a_access_token_enc: bytes.nullable(),
+	a_refresh_token_enc: bytes.nullable(),
+	a_expires_at: z.number().nullable(),
+	a_refresh_expires_at: z.number().nullable(),
+});
+
+/** The stored authorization a joined row holds, or undefined when the machine has none. */
+export function joinedAuthorization(
+	row: z.infer<typeof joinedAuthorizationSchema>,
+): StoredAuthorization | undefined {
+	if (row.a_kind === null || row.a_login === null) return undefined;
+	return fromRow({
+		kind: row.a_kind,
+		login: row.a_login,
+		github_id: row.a_github_id,
+		access_token_enc: row.a_access_token_enc,
+		refresh_token_enc: row.a_refresh_token_enc,
+		expires_at: row.a_expires_at,
+		refresh_expires_at: row.a_refresh_expires_at,
+	});
+}
+
+/** A machine's row as a caller read it, and when: the changes() count taken before its query. */
+export interface ReadAuthorization {
+	stored: StoredAuthorization | undefined;
+	changesBefore: number;
+}
+
 /** What the sealed tokens of a machine are bound to: they open for this machine's row only. */
 export function machineBinding(machineId: string): string {
 	return `machine:${machineId}`;
@@ -37,6 +73,11 @@ export interface MachineAuthorizationsDeps {
 export class MachineAuthorizations {
 	readonly #deps: MachineAuthorizationsDeps;
 	readonly #cache = new Map<string, Promise<Authorization>>();
+	/**
+	 * Moves before and after every write of a row and whenever a restored authorization is dropped: a row a
+	 * caller read while it moved may be out of date, so it is not restored from (get() reads it again).
+	 */
+	#changes = 0;
 
 	constructor(deps: MachineAuthorizationsDeps) {
 		this.#deps = deps;
@@ -52,15 +93,23 @@ export class MachineAuthorizations {
 		await db.sql`INSERT INTO machine_authorizations ${db.sql(toRow(machineId, stored, this.#deps.clock.now()))}`;
 	}
 
+	/** Taken before a query that reads the row itself, to hand to get() with what it read. */
+	changes(): number {
+		return this.#changes;
+	}
+
 	/**
 	 * The machine's authorization, restored from its row once per process and shared by every
 	 * caller. Throws IdentityError `authorization-expired` when it can no longer act (onEnded has
-	 * then been told).
+	 * then been told). A caller that already read the row (`read`) saves the round trip, unless the
+	 * row was written or a restored authorization dropped since its query began (changes() moved):
+	 * then the row is read again.
 	 */
-	get(machineId: string): Promise<Authorization> {
+	get(machineId: string, read?: ReadAuthorization): Promise<Authorization> {
 		let pending = this.#cache.get(machineId);
 		if (!pending) {
-			pending = this.#restore(machineId);
+			const fresh = read !== undefined && read.changesBefore === this.#changes;
+			pending = this.#restore(machineId, fresh ? { stored: read.stored } : undefined);
 			this.#cache.set(machineId, pending);
 			// A failed restore is not kept: the next caller tries again (and sees what the row says then).
 			pending.catch(() => {
@@ -72,18 +121,27 @@ export class MachineAuthorizations {
 
 	/** Forgets the restored authorization and deletes its row (the machine was revoked). */
 	async remove(db: Db, machineId: string): Promise<void> {
+		this.#changes++;
 		this.#cache.delete(machineId);
-		await db.sql`DELETE FROM machine_authorizations WHERE machine_id = ${machineId}`;
+		try {
+			await db.sql`DELETE FROM machine_authorizations WHERE machine_id = ${machineId}`;
+		} finally {
+			this.#changes++;
+		}
 	}
 
 	/** Forgets the restored authorization, keeping the row. */
 	forget(machineId: string): void {
+		this.#changes++;
 		this.#cache.delete(machineId);
 	}
 
-	async #restore(machineId: string): Promise<Authorization> {
+	async #restore(
+		machineId: string,
+		read?: { stored: StoredAuthorization | undefined },
+	): Promise<Authorization> {
 		const { identity, log } = this.#deps;
-		const stored = await this.#read(machineId);
+		const stored = read ? read.stored : await this.#read(machineId);
 		if (!stored) {
 			this.#ended(machineId);
 			throw authorizationGone(machineId);
@@ -92,6 +150,7 @@ export class MachineAuthorizations {
 			return await identity.restore(stored, machineBinding(machineId), {
 				onRenewed: (next) => this.#persist(machineId, next),
 				onEnded: () => {
+					this.#changes++;
 					this.#cache.delete(machineId);
 					this.#ended(machineId);
 				},
@@ -128,10 +187,15 @@ export class MachineAuthorizations {
 	async #persist(machineId: string, stored: StoredAuthorization): Promise<void> {
 		if (stored.kind !== "github") return;
 		const { store, clock } = this.#deps;
-		await store.sql`UPDATE machine_authorizations SET access_token_enc = ${stored.accessToken},
-			refresh_token_enc = ${stored.refreshToken}, expires_at = ${stored.expiresAt},
-			refresh_expires_at = ${stored.refreshExpiresAt}, updated_at = ${clock.now()}
-			WHERE machine_id = ${machineId}`;
+		this.#changes++;
+		try {
+			await store.sql`UPDATE machine_authorizations SET access_token_enc = ${stored.accessToken},
+				refresh_token_enc = ${stored.refreshToken}, expires_at = ${stored.expiresAt},
+				refresh_expires_at = ${stored.refreshExpiresAt}, updated_at = ${clock.now()}
+				WHERE machine_id = ${machineId}`;
+		} finally {
+			this.#changes++;
+		}
 	}
 }
 

@@ -2,13 +2,18 @@
 import type { Clock } from "@chopin/agent-link/clock";
 import type { ClientInfo } from "@chopin/agent-link/machine";
 import type { Store } from "../store/store";
+import type { MachineAuthorizations } from "./authorizations";
 import { readClient, type VersionPolicy, versionRefusal } from "./client-version";
+import type { ContactWrites } from "./contact-writes";
 import type { CredentialCache } from "./credential-cache";
 import { credentialDigest, isMachineCredential, sameDigest } from "./credentials";
 import { type MachineRefusal, machineReauthorize, machineRevoked, refusalError } from "./errors";
-import { type CredentialRow, findByDigest, touchMachine } from "./machine-rows";
+import { type CredentialRow, findByDigest } from "./machine-rows";
 
-/** last_contact_at is written at most this often per machine from HTTP calls (reports always write it). */
+/**
+ * Contact from HTTP calls is noted at most this often per machine, then written with the next batch
+ * (contact-writes.ts); the control channel's hellos, reports and drops write it themselves.
+ */
 export const TOUCH_EVERY_MS = 30_000;
 
 export interface CallingMachine {
@@ -31,6 +36,10 @@ export class MachineAuth {
 			versionPolicy(): VersionPolicy;
 			/** Shared with PlannerCredentials and the revocations that invalidate it (credential-cache.ts). */
 			cache: CredentialCache;
+			/** Restored with a first check's own read (findByDigest), for the call's next step. */
+			authorizations: MachineAuthorizations;
+			/** Where contact is noted: written in batches, off the request path (contact-writes.ts). */
+			contacts: ContactWrites;
 		},
 	) {}
 
@@ -42,11 +51,21 @@ export class MachineAuth {
 		const token = /^Bearer +(\S+) *$/i.exec(authorizationHeader ?? "")?.[1];
 		if (!token || !isMachineCredential(token)) return { ok: false, refusal: machineRevoked() };
 		const digest = credentialDigest(token);
+		const { authorizations } = this.deps;
 		const row = await this.deps.cache.read<CredentialRow>(digest, async () => {
+			const changesBefore = authorizations.changes();
 			const found = await findByDigest(this.deps.store, digest);
-			if (!found || !sameDigest(found.credential_digest, digest)) return undefined;
+			if (!found || !sameDigest(found.row.credential_digest, digest)) return undefined;
+			const { row } = found;
+			// The authorization read with it is restored now (a decryption, no network), so the call's
+			// next step finds it in memory: a machine's first contact is one round trip, not two.
+			if (row.revoked_at === null && !row.reauthorize) {
+				authorizations.get(row.id, { stored: found.authorization, changesBefore }).catch(() => {
+					// Its failure is the caller's to see when it asks: get() keeps no failed restore.
+				});
+			}
 			// A revoked machine's row is never kept: it is refused from the store each time.
-			return { value: found, scope: { machineId: found.id }, keep: found.revoked_at === null };
+			return { value: row, scope: { machineId: row.id }, keep: row.revoked_at === null };
 		});
 		if (!row || row.revoked_at !== null) {
 			return { ok: false, refusal: machineRevoked() };
@@ -67,17 +86,17 @@ export class MachineAuth {
 		const client = readClient(req);
 		const refusal = versionRefusal(client, this.deps.versionPolicy());
 		if (refusal) throw refusalError(refusal);
-		await this.touch(checked.id);
+		this.touch(checked.id);
 		return { id: checked.id, owner: checked.owner, client };
 	}
 
-	/** Records contact, at most every TOUCH_EVERY_MS per machine. */
-	async touch(machineId: string, force = false): Promise<void> {
+	/** Records contact, at most every TOUCH_EVERY_MS per machine; the write comes with the next batch. */
+	touch(machineId: string, force = false): void {
 		const now = this.deps.clock.now();
 		const last = this.#touched.get(machineId);
 		if (!force && last !== undefined && now - last < TOUCH_EVERY_MS) return;
 		this.#touched.set(machineId, now);
-		await touchMachine(this.deps.store, machineId, now);
+		this.deps.contacts.note(machineId, now);
 	}
 
 	forget(machineId: string): void {

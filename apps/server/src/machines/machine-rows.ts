@@ -13,8 +13,10 @@ import {
 	sandboxReportSchema,
 } from "@chopin/agent-link/machine";
 import { z } from "zod";
+import type { StoredAuthorization } from "../auth/authorization";
 import { dbBoolean, dbJson } from "../store/codecs";
 import type { Db } from "../store/store";
+import { joinedAuthorization, joinedAuthorizationSchema } from "./authorizations";
 
 const machineRowSchema = z.object({
 	id: z.string(),
@@ -145,12 +147,32 @@ export async function getMachine(db: Db, id: string): Promise<Machine | undefine
 	return row && toMachine(row);
 }
 
-/** The row whose credential has this digest (revoked or not), or undefined. */
-export function findByDigest(db: Db, digest: string): Promise<CredentialRow | undefined> {
-	return db.one(
-		db.sql`SELECT id, owner, credential_digest, revoked_at, reauthorize FROM machines WHERE credential_digest = ${digest}`,
-		credentialRowSchema,
+const credentialWithAuthorizationSchema = credentialRowSchema.extend(joinedAuthorizationSchema.shape);
+
+/**
+ * The row whose credential has this digest (revoked or not), or undefined; with the machine's stored
+ * authorization in the same round trip (a LEFT JOIN on its primary key), which nearly every machine call
+ * needs next (MachineAuthorizations.get).
+ */
+export async function findByDigest(
+	db: Db,
+	digest: string,
+): Promise<{ row: CredentialRow; authorization: StoredAuthorization | undefined } | undefined> {
+	const found = await db.one(
+		db.sql`SELECT m.id, m.owner, m.credential_digest, m.revoked_at, m.reauthorize,
+			a.kind AS a_kind, a.login AS a_login, a.github_id AS a_github_id, a.access_token_enc AS a_access_token_enc,
+			a.refresh_token_enc AS a_refresh_token_enc, a.expires_at AS a_expires_at,
+			a.refresh_expires_at AS a_refresh_expires_at
+			FROM machines m LEFT JOIN machine_authorizations a ON a.machine_id = m.id
+			WHERE m.credential_digest = ${digest}`,
+		credentialWithAuthorizationSchema,
 	);
+	if (!found) return undefined;
+	const { id, owner, credential_digest, revoked_at, reauthorize } = found;
+	return {
+		row: { id, owner, credential_digest, revoked_at, reauthorize },
+		authorization: joinedAuthorization(found),
+	};
 }
 
 /** A person's paired machines (claimed, not revoked), most recently heard from first. */

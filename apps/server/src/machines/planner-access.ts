@@ -104,11 +104,18 @@ export class PlannerAccess {
 	 * anything that is not an unexpired credential of a usable machine.
 	 */
 	async verify(token: string): Promise<PlannerPrincipal | null> {
-		const row = await this.deps.credentials.lookup(token);
-		if (!row?.machineUsable) return null;
+		const { authorizations } = this.deps;
+		// Taken before the query: a row it read is restored from only if no change to it came since.
+		const changesBefore = authorizations.changes();
+		const found = await this.deps.credentials.read(token);
+		if (!found?.row.machineUsable) return null;
+		const { row } = found;
 		let authorization: Authorization;
 		try {
-			authorization = await this.deps.authorizations.get(row.machineId);
+			authorization = await authorizations.get(
+				row.machineId,
+				found.authorization && { stored: found.authorization.stored, changesBefore },
+			);
 		} catch (error) {
 			if (isIdentityError(error, "authorization-expired")) return null;
 			throw error;

@@ -1,23 +1,27 @@
 // Planner credentials (chopin_p_): issued to a machine for one document for 15 minutes, kept only as digests in planner_credentials.
 import type { Clock } from "@chopin/agent-link/clock";
 import { z } from "zod";
+import type { StoredAuthorization } from "../auth/authorization";
 import { dbBoolean } from "../store/codecs";
 import type { Store } from "../store/store";
+import { joinedAuthorization, joinedAuthorizationSchema } from "./authorizations";
 import type { CredentialCache } from "./credential-cache";
 import { credentialDigest, isPlannerCredential, newPlannerCredential, sameDigest } from "./credentials";
 
 /** How long a Planner credential opens connections for its document. */
 export const PLANNER_CREDENTIAL_TTL_MS = 15 * 60_000;
 
-const lookupRowSchema = z.object({
-	digest: z.string(),
-	machine_id: z.string(),
-	document_id: z.string(),
-	expires_at: z.number(),
-	owner: z.string(),
-	revoked_at: z.number().nullable(),
-	reauthorize: dbBoolean,
-});
+const lookupRowSchema = z
+	.object({
+		digest: z.string(),
+		machine_id: z.string(),
+		document_id: z.string(),
+		expires_at: z.number(),
+		owner: z.string(),
+		revoked_at: z.number().nullable(),
+		reauthorize: dbBoolean,
+	})
+	.extend(joinedAuthorizationSchema.shape);
 
 /** An unexpired credential's row, with what its machine's state says about it. */
 export interface PlannerCredentialRow {
@@ -57,17 +61,38 @@ export class PlannerCredentials {
 
 	/** The credential's row when it is one and has not expired; undefined otherwise. */
 	async lookup(token: string): Promise<PlannerCredentialRow | undefined> {
+		return (await this.read(token))?.row;
+	}
+
+	/**
+	 * lookup(), and when it asked the store, the machine's stored authorization read in the same query
+	 * (`authorization`; its `stored` is undefined when the machine holds none): a credential's first check
+	 * is then one round trip, not a second one to restore the authorization (MachineAuthorizations.get).
+	 * The sealed tokens are handed on, never kept with the cached answer.
+	 */
+	async read(
+		token: string,
+	): Promise<
+		{ row: PlannerCredentialRow; authorization?: { stored: StoredAuthorization | undefined } } | undefined
+	> {
 		if (!isPlannerCredential(token)) return undefined;
 		const { store, clock, cache } = this.deps;
 		const digest = credentialDigest(token);
+		let authorization: { stored: StoredAuthorization | undefined } | undefined;
 		const found = await cache.read<PlannerCredentialRow>(digest, async () => {
+			// Every join is on a primary key (planner_credentials.digest, machines.id, machine_authorizations.machine_id).
 			const row = await store.one(
-				store.sql`SELECT c.digest, c.machine_id, c.document_id, c.expires_at, m.owner, m.revoked_at, m.reauthorize
+				store.sql`SELECT c.digest, c.machine_id, c.document_id, c.expires_at, m.owner, m.revoked_at, m.reauthorize,
+					a.kind AS a_kind, a.login AS a_login, a.github_id AS a_github_id, a.access_token_enc AS a_access_token_enc,
+					a.refresh_token_enc AS a_refresh_token_enc, a.expires_at AS a_expires_at,
+					a.refresh_expires_at AS a_refresh_expires_at
 					FROM planner_credentials c JOIN machines m ON m.id = c.machine_id
+					LEFT JOIN machine_authorizations a ON a.machine_id = c.machine_id
 					WHERE c.digest = ${digest} AND c.expires_at > ${clock.now()}`,
 				lookupRowSchema,
 			);
 			if (!row || !sameDigest(row.digest, digest)) return undefined;
+			authorization = { stored: joinedAuthorization(row) };
 			const value: PlannerCredentialRow = {
 				machineId: row.machine_id,
 				documentId: row.document_id,
@@ -84,7 +109,7 @@ export class PlannerCredentials {
 		});
 		// A kept credential expires as its row would: refused from its expiry on.
 		if (!found || found.expiresAt <= clock.now()) return undefined;
-		return found;
+		return { row: found, authorization };
 	}
 
 	/** Deletes a machine's credentials (for one document, or all of them). */

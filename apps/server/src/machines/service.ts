@@ -11,6 +11,7 @@ import { Assignments, type Withdrawal } from "./assignments";
 import { MachineAuthorizations } from "./authorizations";
 import { type Choice, chooseMachine } from "./choice";
 import type { VersionPolicy } from "./client-version";
+import { ContactWrites } from "./contact-writes";
 import { ControlChannel, type RunClientMessage } from "./control";
 import { ControlHost } from "./control-host";
 import { CredentialCache } from "./credential-cache";
@@ -59,6 +60,8 @@ export interface MachineRunHandler {
 export class Machines {
 	readonly authorizations: MachineAuthorizations;
 	readonly auth: MachineAuth;
+	/** Machines' last contact from HTTP calls, written in batches (contact-writes.ts). */
+	readonly contacts: ContactWrites;
 	readonly pairings: Pairings;
 	readonly plannerCredentials: PlannerCredentials;
 	readonly planners: PlannerAccess;
@@ -99,7 +102,15 @@ export class Machines {
 			log,
 			onEnded: (id) => this.#background(this.#reauthorize(id)),
 		});
-		this.auth = new MachineAuth({ store, clock, versionPolicy, cache: this.credentialCache });
+		this.contacts = new ContactWrites({ store, clock, log });
+		this.auth = new MachineAuth({
+			store,
+			clock,
+			versionPolicy,
+			cache: this.credentialCache,
+			authorizations: this.authorizations,
+			contacts: this.contacts,
+		});
 		this.pairings = new Pairings({
 			store,
 			clock,
@@ -201,6 +212,8 @@ export class Machines {
 		this.#unsubscribe?.();
 		this.control.stop(this.#deps.config().handoverPlannerWindowMs);
 		while (this.#pending.size) await Promise.allSettled([...this.#pending]);
+		// Before the store closes: the contact noted since the last batch is written too.
+		await this.contacts.stop();
 	}
 
 	/** Runs one round of the periodic sweeps now (tests call it; the timer does too). */
