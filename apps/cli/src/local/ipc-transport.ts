@@ -41,6 +41,8 @@ export interface IpcClientOptions {
 	timeoutMs?: number;
 	/** Ctrl-C: stop waiting and end with `interrupted`. */
 	signal?: AbortSignal;
+	/** Called once the request is written, before the answer comes. */
+	onSent?: () => void;
 }
 
 /** One connection as exchange() uses it: the two transports below give the same events. */
@@ -90,6 +92,7 @@ function exchange(options: IpcClientOptions, payload: string): Promise<string> {
 					);
 				}, options.timeoutMs ?? IPC_TIMEOUT_MS);
 				connection?.write(payload);
+				options.onSent?.();
 			},
 			data: (chunk) => {
 				buffer += chunk;
