@@ -11,7 +11,7 @@ export function runAskedStatus(asked: {
 	shortcut: Shortcut;
 	place: ProcessPlace;
 	controller: AbortController;
-	answer: Promise<DaemonAnswer>;
+	answer: () => Promise<DaemonAnswer>;
 }): Promise<number> {
 	return runAsProcess(
 		(signal) => statusProcessContext(signal, asked.place),

@@ -15,7 +15,7 @@ export interface StatusOptions {
 export async function runStatus(
 	options: StatusOptions,
 	ctx: StatusContext,
-	answer?: Promise<DaemonAnswer>,
+	answer?: () => Promise<DaemonAnswer>,
 ): Promise<void> {
 	const report = await gatherStatus(ctx, answer);
 	// Not parsed again on the way out (that would load zod): the tests check every report against statusReportSchema.

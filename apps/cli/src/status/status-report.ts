@@ -35,17 +35,18 @@ export const ACCOUNT_LOOKUP_TIMEOUT_MS = 3_000;
  */
 export async function gatherStatus(
 	ctx: StatusContext,
-	answer?: Promise<DaemonAnswer>,
+	answer?: () => Promise<DaemonAnswer>,
 ): Promise<StatusReport> {
-	// Asked first: the files are read while the connection is made.
-	const asking = askDaemon(ctx, answer);
+	// Asked first: the files are read while the connection is made. An answer already on its way is waited for once
+	// they are read: waiting starts its timeout and Ctrl-C handling, which the answer, in by then, seldom needs.
+	const asking = answer ? undefined : askDaemon(ctx, undefined);
 	const manager = serviceManagerFor(ctx.platform);
 	const definition = serviceDefinitionPath(ctx.platform, ctx.env, ctx.home, ctx.paths.stateDir);
 	const installed = Bun.file(definition).exists();
 	const read = checkedReader(ctx.paths);
 	const { credential, stored } = readCredential(ctx, read);
 	const { config, description: configDescription } = readConfig(ctx, read);
-	const daemon = await asking;
+	const daemon = await (asking ?? askDaemon(ctx, answer));
 	const server = credential.stored && credential.valid ? credential.server : (config?.server ?? null);
 	const { account, machine } = await whoseMachine(ctx, daemon.status, stored);
 	const status = daemon.status;
@@ -163,7 +164,7 @@ function readConfig(
 
 async function askDaemon(
 	ctx: StatusContext,
-	answer: Promise<DaemonAnswer> | undefined,
+	answer: (() => Promise<DaemonAnswer>) | undefined,
 ): Promise<{ status?: DaemonStatus; problem?: string }> {
 	try {
 		return { status: await daemonStatus(ctx, answer) };
@@ -176,10 +177,10 @@ async function askDaemon(
 /** The daemon's status answer: as it is from a daemon of this version, else checked in full. */
 async function daemonStatus(
 	ctx: StatusContext,
-	answer: Promise<DaemonAnswer> | undefined,
+	answer: (() => Promise<DaemonAnswer>) | undefined,
 ): Promise<DaemonStatus> {
 	const json = answer
-		? answerJson(await answer)
+		? answerJson(await answer())
 		: await sendIpcLine(
 				{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
 				{ type: "status" },
