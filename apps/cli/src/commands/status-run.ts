@@ -3,7 +3,6 @@
 // the plain `chopin status [--json]` without loading commander or zod (docs/install.md § Start-up time).
 import { CliError, isCliErrorCode } from "../program/errors";
 import { FINAL_EXIT_CODES } from "../service/names";
-import type { DaemonAnswer } from "../status/daemon-ask";
 import { gatherStatus, type StatusContext, type StatusReport } from "../status/status-report";
 import { formatStatus } from "../status/status-text";
 
@@ -11,13 +10,8 @@ export interface StatusOptions {
 	json: boolean;
 }
 
-/** `answer`: the daemon's, when the status request was sent before the context was built (status-main.ts). */
-export async function runStatus(
-	options: StatusOptions,
-	ctx: StatusContext,
-	answer?: () => Promise<DaemonAnswer>,
-): Promise<void> {
-	const report = await gatherStatus(ctx, answer);
+export async function runStatus(options: StatusOptions, ctx: StatusContext): Promise<void> {
+	const report = await gatherStatus(ctx);
 	// Not parsed again on the way out (that would load zod): the tests check every report against statusReportSchema.
 	if (options.json) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 	else ctx.stdout.write(formatStatus(report));

@@ -25,35 +25,14 @@ function notRunning(): CliError {
  * listening) is daemon-not-running naming the next command; an answer that is not JSON is a
  * daemon-protocol-error.
  */
-export function sendIpcLine(options: IpcClientOptions, request: unknown): Promise<unknown> {
-	return askIpcLine(options, request, false).answer;
-}
-
-/** An exchange under way: its answer, and watch(), which starts its timeout and its Ctrl-C handling. */
-export interface IpcAsk {
-	readonly answer: Promise<unknown>;
-	watch(): void;
-}
-
-/**
- * sendIpcLine, where the timeout and the Ctrl-C handling start only once watch() is called (by whoever waits for the
- * answer), when `watchLater`: `chopin status` asks before loading the rest of itself, and by the time it waits the
- * answer is usually in, so it never pays for a timer (~1 ms) or an abort listener (~0.5 ms). The timeout then runs
- * from the watch, not from the connection.
- */
-export function askIpcLine(options: IpcClientOptions, request: unknown, watchLater: boolean): IpcAsk {
+export async function sendIpcLine(options: IpcClientOptions, request: unknown): Promise<unknown> {
 	// Said before anything is set up for a connection: a plain status on a machine with no daemon does little else.
-	if (!isNamedPipe(options.socket) && nothingAt(options.socket))
-		return { answer: Promise.reject(notRunning()), watch: () => {} };
-	const { line, watch } = exchange(options, `${JSON.stringify(request)}\n`, watchLater);
-	const answer = line.then((text) => {
-		const json = parseJsonWithin(text);
-		if (json.ok) return json.value;
-		throw protocolError(
-			json.reason === "too-deep" ? "an answer nested too deep" : "an answer that is not JSON",
-		);
-	});
-	return { answer, watch };
+	if (!isNamedPipe(options.socket) && nothingAt(options.socket)) throw notRunning();
+	const answer = parseJsonWithin(await exchange(options, `${JSON.stringify(request)}\n`));
+	if (answer.ok) return answer.value;
+	throw protocolError(
+		answer.reason === "too-deep" ? "an answer nested too deep" : "an answer that is not JSON",
+	);
 }
 
 export interface IpcClientOptions {
@@ -62,8 +41,6 @@ export interface IpcClientOptions {
 	timeoutMs?: number;
 	/** Ctrl-C: stop waiting and end with `interrupted`. */
 	signal?: AbortSignal;
-	/** Called once the request is written, before the answer comes. */
-	onSent?: () => void;
 }
 
 /** One connection as exchange() uses it: the two transports below give the same events. */
@@ -79,22 +56,14 @@ interface ConnectionEvents {
 	close(): void;
 }
 
-function exchange(
-	options: IpcClientOptions,
-	payload: string,
-	watchLater: boolean,
-): { line: Promise<string>; watch(): void } {
-	let watch = () => {};
-	const line = new Promise<string>((resolve, reject) => {
+function exchange(options: IpcClientOptions, payload: string): Promise<string> {
+	return new Promise((resolve, reject) => {
 		if (options.signal?.aborted) return reject(interrupted());
 		let buffer = "";
 		let settled = false;
 		let connection: Connection | undefined;
-		// Started once connected and watched: no daemon is said at once, and a timer costs a plain `chopin status` ~1 ms.
+		// Started once connected: no daemon is said at once, and a timer costs a plain `chopin status` ~1 ms.
 		let timer: { cancel(): void } | undefined;
-		let opened = false;
-		let watched = !watchLater;
-		let armed = false;
 		const onAbort = () => finish(interrupted());
 		const finish = (error: Error | undefined, line?: string) => {
 			if (settled) return;
@@ -105,34 +74,22 @@ function exchange(
 			if (error) reject(error);
 			else resolve(line!);
 		};
-		const arm = () => {
-			if (settled || armed || !opened || !watched) return;
-			armed = true;
-			// Listened for once connected: a connection is made or refused at once, and the listener costs ~0.5 ms.
-			if (options.signal?.aborted) return finish(interrupted());
-			options.signal?.addEventListener("abort", onAbort, { once: true });
-			timer = options.clock.setTimeout(() => {
-				finish(
-					new CliError(
-						"daemon-not-responding",
-						"The chopin daemon accepted the connection but did not answer.",
-						"Check `chopin logs`; restart it with `chopin service install` or stop it and run `chopin run`.",
-					),
-				);
-			}, options.timeoutMs ?? IPC_TIMEOUT_MS);
-		};
-		watch = () => {
-			watched = true;
-			arm();
-		};
 		const events: ConnectionEvents = {
 			open: () => {
 				if (settled) return;
-				opened = true;
-				arm();
-				if (settled) return;
+				// Listened for once connected: a connection is made or refused at once, and the listener costs ~0.5 ms.
+				if (options.signal?.aborted) return finish(interrupted());
+				options.signal?.addEventListener("abort", onAbort, { once: true });
+				timer = options.clock.setTimeout(() => {
+					finish(
+						new CliError(
+							"daemon-not-responding",
+							"The chopin daemon accepted the connection but did not answer.",
+							"Check `chopin logs`; restart it with `chopin service install` or stop it and run `chopin run`.",
+						),
+					);
+				}, options.timeoutMs ?? IPC_TIMEOUT_MS);
 				connection?.write(payload);
-				options.onSent?.();
 			},
 			data: (chunk) => {
 				buffer += chunk;
@@ -161,7 +118,6 @@ function exchange(
 			? connectNet(options.socket, events)
 			: connectUnix(options.socket, events);
 	});
-	return { line, watch: () => watch() };
 }
 
 /**

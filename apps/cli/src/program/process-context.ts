@@ -1,5 +1,5 @@
-// The context built from the real process: with process-place.ts, the only place that reads process.env, the platform
-// and the paths for a command. The status context is the part `chopin status` needs (status-main.ts builds only that); the full context
+// The context built from the real process: the only place that reads process.env, the platform and the paths for a
+// command. The status context is the part `chopin status` needs (status-main.ts builds only that); the full context
 // adds what other commands use (stdin, spawning, WebSockets, the host name).
 //
 // Start-up time matters (docs/install.md § Start-up time): nothing here loads a Node built-in; the parts few commands
@@ -7,21 +7,22 @@
 import { systemClock } from "@chopin/agent-link/clock";
 import type { execa } from "execa";
 import { createLog, logLevelFromEnv } from "../local/log";
+import { homeDir, platformDirs, resolvePaths, toPlatform } from "../local/paths";
 import { Secrets } from "../local/secrets";
 import type { StatusContext } from "../status/status-report";
 import type { CliContext } from "./context";
-import { type ProcessPlace, processPlace } from "./process-place";
 import { processWriter } from "./process-writer";
 import { CLI_VERSION, detectInstallMethod, selfCommand } from "./version";
 
 export type ProcessStatusContext = StatusContext & Pick<CliContext, "env" | "cwd"> & { closeLog(): void };
 
-/** `place`: where this process runs, when the caller has it already (status-main.ts needed the socket first). */
-export function statusProcessContext(
-	signal: AbortSignal,
-	place: ProcessPlace = processPlace(),
-): ProcessStatusContext {
-	const { platform, env, cwd, home, paths } = place;
+export function statusProcessContext(signal: AbortSignal): ProcessStatusContext {
+	const platform = toPlatform(process.platform);
+	// Not copied: chopin never changes its own environment, and copying it costs every start ~0.3 ms.
+	const env = process.env;
+	const cwd = process.cwd();
+	const home = homeDir(platform, env);
+	const paths = resolvePaths({ env, platform, cwd, defaults: platformDirs(platform, env, home) });
 	const clock = systemClock();
 	const secrets = new Secrets();
 	const stdout = processWriter({ fd: 1, stream: () => process.stdout });

@@ -7,12 +7,11 @@ import { CliError, EXIT, toCliError } from "./errors";
 import { onInterrupt } from "./interrupts";
 import type { ProcessStatusContext } from "./process-context";
 
-/** `controller`: the command's, when something began before the context (status-main.ts asks the daemon first). */
 export async function runAsProcess<C extends ProcessStatusContext>(
 	build: (signal: AbortSignal) => C,
 	command: (ctx: C) => Promise<void>,
-	controller: AbortController = new AbortController(),
 ): Promise<number> {
+	const controller = new AbortController();
 	const ctx = build(controller.signal);
 	const interrupt = () => {
 		// A second Ctrl-C does not wait for the command to wind down (its backends get SIGKILL on exit).

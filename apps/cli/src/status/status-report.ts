@@ -15,7 +15,6 @@ import type { CliContext } from "../program/context";
 import { CliError } from "../program/errors";
 import type { ServerApiContext } from "../server-link/server-api";
 import { serviceDefinitionPath, serviceManagerFor } from "../service/names";
-import type { DaemonAnswer } from "./daemon-ask";
 import type { CredentialDescription, StatusReport } from "./status-report-schema";
 
 export type { StatusReport };
@@ -29,24 +28,16 @@ export type StatusContext = ServerApiContext &
 /** How long status waits for the server when the daemon cannot say who the machine belongs to. */
 export const ACCOUNT_LOOKUP_TIMEOUT_MS = 3_000;
 
-/**
- * `answer`: the daemon's answer to a status request already sent (status-main.ts sends it before loading this);
- * without it the daemon is asked here.
- */
-export async function gatherStatus(
-	ctx: StatusContext,
-	answer?: () => Promise<DaemonAnswer>,
-): Promise<StatusReport> {
-	// Asked first: the files are read while the connection is made. An answer already on its way is waited for once
-	// they are read: waiting starts its timeout and Ctrl-C handling, which the answer, in by then, seldom needs.
-	const asking = answer ? undefined : askDaemon(ctx, undefined);
+export async function gatherStatus(ctx: StatusContext): Promise<StatusReport> {
+	// Asked first: the files are read while the connection is made.
+	const asking = askDaemon(ctx);
 	const manager = serviceManagerFor(ctx.platform);
 	const definition = serviceDefinitionPath(ctx.platform, ctx.env, ctx.home, ctx.paths.stateDir);
 	const installed = Bun.file(definition).exists();
 	const read = checkedReader(ctx.paths);
 	const { credential, stored } = readCredential(ctx, read);
 	const { config, description: configDescription } = readConfig(ctx, read);
-	const daemon = await (asking ?? askDaemon(ctx, answer));
+	const daemon = await asking;
 	const server = credential.stored && credential.valid ? credential.server : (config?.server ?? null);
 	const { account, machine } = await whoseMachine(ctx, daemon.status, stored);
 	const status = daemon.status;
@@ -162,12 +153,9 @@ function readConfig(
 	return { config: result.value, description: describeConfig(file, result.value) };
 }
 
-async function askDaemon(
-	ctx: StatusContext,
-	answer: (() => Promise<DaemonAnswer>) | undefined,
-): Promise<{ status?: DaemonStatus; problem?: string }> {
+async function askDaemon(ctx: StatusContext): Promise<{ status?: DaemonStatus; problem?: string }> {
 	try {
-		return { status: await daemonStatus(ctx, answer) };
+		return { status: await daemonStatus(ctx) };
 	} catch (error) {
 		if (!(error instanceof CliError) || error.code === "interrupted") throw error;
 		return error.code === "daemon-not-running" ? {} : { problem: error.message };
@@ -175,23 +163,11 @@ async function askDaemon(
 }
 
 /** The daemon's status answer: as it is from a daemon of this version, else checked in full. */
-async function daemonStatus(
-	ctx: StatusContext,
-	answer: (() => Promise<DaemonAnswer>) | undefined,
-): Promise<DaemonStatus> {
-	const json = answer
-		? answerJson(await answer())
-		: await sendIpcLine(
-				{ socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal },
-				{ type: "status" },
-			);
+async function daemonStatus(ctx: StatusContext): Promise<DaemonStatus> {
+	const options = { socket: ctx.paths.socket, clock: ctx.clock, signal: ctx.signal };
+	const json = await sendIpcLine(options, { type: "status" });
 	if (isStatusOfVersion(json, ctx.version)) return json.status;
 	return fullChecks().ipc.checkIpcAnswer(json, "status").status;
-}
-
-function answerJson(answer: DaemonAnswer): unknown {
-	if (answer.ok) return answer.json;
-	throw answer.error;
 }
 
 function isStatusOfVersion(json: unknown, version: string): json is { type: "status"; status: DaemonStatus } {
