@@ -1,7 +1,8 @@
 /**
  * How fast the compiled chopin starts, against `bun -e 0` measured in the same run (target: at
  * most 1.3x). Hyperfine-like: warm-up runs, then the commands interleaved run after run so a
- * busy moment on the machine hits them all alike; median, p90, mean and spread per command.
+ * busy moment on the machine hits them all alike; median, p90, mean and spread per command, and the median CPU
+ * time (user + system), which moves less with other processes' load.
  * Not a test: it prints its figures.
  *
  *   bun bench/cli-startup.ts [--runs 40] [--warmup 5] [--binary path/to/chopin] [--format esm|cjs]
