@@ -1,5 +1,6 @@
 // The daemon's local control socket (a 0600 Unix socket, or a named pipe on Windows): newline-delimited JSON, zod-checked
-// both ways. The client's transport is ipc-transport.ts.
+// both ways but for the exact status request and its answer (answerLine says why). The client's transport is
+// ipc-transport.ts.
 
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import type { Socket } from "node:net";
