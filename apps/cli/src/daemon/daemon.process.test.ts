@@ -156,6 +156,10 @@ describe("one daemon, many checkouts", () => {
 		expect(report.account).toEqual({ login: "ana", source: "daemon", problem: null });
 		expect(report.daemon).toMatchObject({ running: true, pid: daemon.pid, restartPending: false });
 		expect(report.connection.state).toBe("connected");
+		// The daemon answers status without checking its answer against the schema (ipc.ts): the client's full check
+		// (what ipcRequest does) accepts the real daemon's answer as it is.
+		const answer = await ipcRequest({ socket: h.paths.socket, clock: systemClock() }, { type: "status" });
+		expect(answer.status).toMatchObject({ pid: daemon.pid, connection: { state: "connected" } });
 		// The server heard the report.
 		await eventually("the server's view of both checkouts", async () => {
 			const view = await machines.server.context.machines.view(machineId, "ana");

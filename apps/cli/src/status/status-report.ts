@@ -2,9 +2,10 @@
 // and, when the daemon cannot say who the machine belongs to, a short call to the server.
 //
 // Without loading zod when it can (docs/install.md § Start-up time): a file whose exact bytes this version's full check
-// accepted before is read as it is (checked-files.ts), and a daemon of this very version is believed, since it checked
-// its answer with the same schema before sending it. Anything else (a changed or damaged file, another version's
-// daemon) loads the full checks, which explain what is wrong.
+// accepted before is read as it is (checked-files.ts), and a daemon of this very version is believed, since the same code
+// built its answer from the same types (ipc.ts answers status without zod; a process test holds a real daemon's answer
+// to the schema). Anything else (a changed or damaged file, another version's daemon) loads the full checks, which
+// explain what is wrong.
 import { type CheckedRead, checkedReader } from "../local/checked-files";
 import { readDaemonExit } from "../local/daemon-exit";
 import type { DaemonStatus } from "../local/ipc";

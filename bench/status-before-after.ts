@@ -1,0 +1,83 @@
+/**
+ * `chopin status --json`, paired and connected, for two or more compiled binaries in the same run: each gets its own
+ * paired home and runs its own daemon (its own `chopin run`) against one local server, and the binaries' statuses are
+ * interleaved with `bun -e 0`, run after run. Median wall and CPU time (user + system, from spawnSync's resource
+ * usage) and their ratios to `bun -e 0`. cli-startup.ts times one binary; this is for a before and an after whose
+ * daemons differ too. Not a test.
+ *
+ *   bun bench/status-before-after.ts <binary>,<binary>[,...] [runs, default 40]
+ */
+import { readFileSync, rmSync } from "node:fs";
+import { makeCliHome, pairHome, startMachineServer } from "../apps/cli/src/testing/machine-server";
+
+const [binaries, runsArg] = Bun.argv.slice(2);
+if (!binaries) throw new Error("usage: bun bench/status-before-after.ts <binary>,<binary>[,...] [runs]");
+const runs = Number(runsArg ?? 40);
+const warmup = 3;
+
+const machines = await startMachineServer({ env: { LOG_LEVEL: "warn" } });
+const setups: { binary: string; env: Record<string, string>; daemon: Bun.Subprocess; root: string }[] = [];
+try {
+	for (const binary of binaries.split(",")) {
+		const home = await makeCliHome({ CHOPIN_LOG_LEVEL: "info" });
+		await pairHome(machines, home);
+		const daemon = Bun.spawn([binary, "run"], {
+			env: home.env,
+			stdin: "ignore",
+			stdout: "ignore",
+			stderr: "ignore",
+		});
+		setups.push({ binary, env: home.env, daemon, root: home.root });
+	}
+	// Connected once status says so (exit 0); awaited, not spawnSync, so that the server answers meanwhile.
+	for (const { binary, env } of setups) {
+		const deadline = Date.now() + 20_000;
+		while (
+			(await Bun.spawn([binary, "status", "--json"], { env, stdout: "ignore", stderr: "ignore" }).exited) !==
+			0
+		) {
+			if (Date.now() > deadline) throw new Error(`${binary}: the daemon did not connect within 20 s`);
+			await Bun.sleep(100);
+		}
+	}
+	const commands: { name: string; argv: string[]; env: Record<string, string | undefined> }[] = [
+		{ name: "bun -e 0", argv: [process.execPath, "-e", "0"], env: process.env },
+		...setups.map(({ binary, env }) => ({ name: binary, argv: [binary, "status", "--json"], env })),
+	];
+	const wall = new Map(commands.map((c) => [c.name, [] as number[]]));
+	const cpu = new Map(commands.map((c) => [c.name, [] as number[]]));
+	for (let i = 0; i < warmup + runs; i++) {
+		for (const c of commands) {
+			const start = performance.now();
+			const result = Bun.spawnSync(c.argv, { env: c.env, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+			const ms = performance.now() - start;
+			if (result.exitCode !== 0)
+				throw new Error(`${c.name} exited ${result.exitCode}: ${result.stderr.toString().trim()}`);
+			if (i >= warmup) {
+				wall.get(c.name)!.push(ms);
+				cpu.get(c.name)!.push(Number(result.resourceUsage.cpuTime.total) / 1000);
+			}
+			// The server runs in this process and spawnSync blocks it: let it answer the daemons' pings.
+			await Bun.sleep(0);
+		}
+	}
+	const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+	const baseWall = median(wall.get("bun -e 0")!);
+	const baseCpu = median(cpu.get("bun -e 0")!);
+	console.log(`${runs} interleaved runs after ${warmup} warm-up\n`);
+	for (const { name } of commands) {
+		const w = median(wall.get(name)!);
+		const c = median(cpu.get(name)!);
+		console.log(
+			`${name}: wall ${w.toFixed(1)} ms (${(w / baseWall).toFixed(2)}x), CPU ${c.toFixed(1)} ms (${(c / baseCpu).toFixed(2)}x)`,
+		);
+	}
+	console.log(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
+} finally {
+	for (const { daemon } of setups) {
+		daemon.kill("SIGTERM");
+		await daemon.exited;
+	}
+	await machines.server.close();
+	for (const { root } of setups) rmSync(root, { recursive: true, force: true });
+}
