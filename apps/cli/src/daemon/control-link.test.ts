@@ -28,9 +28,9 @@ const STATE: MachineState = {
 };
 
 async function pairedServer(
-	options: { clock?: ManualClock } = {},
+	options: { clock?: ManualClock; env?: Record<string, string> } = {},
 ): Promise<{ server: TestServer; credential: string; machineId: string }> {
-	const server = await startTestServer({ env: LOCAL_ENV, clock: options.clock });
+	const server = await startTestServer({ env: { ...LOCAL_ENV, ...options.env }, clock: options.clock });
 	open.push(server);
 	const target = { fetch: (req: Request) => server.fetch(req), publicUrl: server.context.config.publicUrl };
 	const { jar } = await signInLocally(target, "ana");
@@ -207,6 +207,35 @@ describe("a live server", () => {
 		proxy.restore();
 		await l.next("connected");
 		await eventually("online again", () => server.context.machines.control.isOnline(machineId));
+		await l.control.stop();
+		await running;
+	}, 20_000);
+});
+
+describe("a server shedding a reconnect storm (issue 19)", () => {
+	test("503 server-busy with Retry-After: tried again after what the server said, not the schedule's next step", async () => {
+		// Every hello is shed until the test lets them in (MACHINE_HELLOS_IN_FLIGHT 0, then 400).
+		const { server, credential, machineId } = await pairedServer({ env: { MACHINE_HELLOS_IN_FLIGHT: "0" } });
+		// A machine that has been failing for a while: its schedule is at the 60 s steps.
+		const backoff = reconnectBackoff({ random: () => 1 });
+		for (let i = 0; i < 6; i++) backoff.next();
+		const l = link(server.url, credential, { backoff });
+		const running = l.control.run();
+		for (let refusal = 0; refusal < 2; refusal++) {
+			const ended = await l.next("ended");
+			expect(ended.outcome).toMatchObject({ kind: "refused", status: 503, body: { code: "server-busy" } });
+			const retryAfter = ended.outcome.kind === "refused" ? (ended.outcome.body?.retryAfter ?? 0) : 0;
+			expect(retryAfter >= 1 && retryAfter <= 3).toBe(true);
+			// Before the fix: the longer of the two, 60 s, and a minute more for each further refusal.
+			expect(await l.next("waiting")).toMatchObject({ delayMs: retryAfter * 1_000 });
+			if (refusal === 1) server.context.config.machines.hellosInFlight = 400;
+			await l.clock.advance(retryAfter * 1_000);
+			await l.next("attempt");
+		}
+		await l.next("connected");
+		await eventually("online", () => server.context.machines.control.isOnline(machineId));
+		// The refusals spent no step: the schedule was where the failures had left it until the welcome reset it.
+		expect(backoff.attempts).toBe(0);
 		await l.control.stop();
 		await running;
 	}, 20_000);

@@ -292,12 +292,16 @@ export class ControlLink {
 			// A proxy in front of Chopin holds the upgrade until the new process answers: do not wait.
 			return { delayMs: 0, why: "the server is restarting" };
 		}
+		// The server said when to come back (503 server-busy while it welcomes a crowd, 1 to 3 s drawn per answer):
+		// that, and no step of the schedule spent. Taking the longer of the two sent a machine refused a few times
+		// in a storm to the 60 s steps, each further refusal another minute away (issue 19).
+		const retryAfter = outcome.kind === "refused" ? outcome.body?.retryAfter : undefined;
+		if (retryAfter !== undefined)
+			return { delayMs: retryAfter * 1000, why: "the server asked to come back then" };
 		let delayMs = backoff.next();
 		// An attempt that never got going already waited its share (a stalled network holds it for
 		// up to the handshake timeout): the schedule counts from when it started.
 		if (outcome.kind !== "closed") delayMs = Math.max(0, delayMs - (clock.now() - started));
-		const retryAfter = outcome.kind === "refused" ? outcome.body?.retryAfter : undefined;
-		if (retryAfter !== undefined) delayMs = Math.max(delayMs, retryAfter * 1000);
 		return { delayMs, why: "schedule" };
 	}
 
