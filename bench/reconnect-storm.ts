@@ -310,6 +310,17 @@ try {
 	console.log(
 		`503 server-busy refusals: ${busy.reduce((a, b) => a + b, 0)} to ${busy.filter((n) => n > 0).length} links; handshake timeouts: ${timedOut.reduce((a, b) => a + b, 0)} to ${timedOut.filter((n) => n > 0).length} links`,
 	);
+	const kinds = new Map<string, number>();
+	for (const h of machines.flatMap((m) => m.history)) {
+		const k = h.replace(/\d+ ms/, "N ms").replace(/retryAfter \d+/, "retryAfter N");
+		kinds.set(k, (kinds.get(k) ?? 0) + 1);
+	}
+	console.log(
+		`what the links' attempts ended with while they were away, and their waits: ${[...kinds]
+			.sort((a, b) => b[1] - a[1])
+			.map(([k, n]) => `${n} × ${k}`)
+			.join("; ")}`,
+	);
 	const repaired = machines.filter((m) => m.errors.some((e) => e.includes("welcomed as"))).length;
 	console.log(`paired again: ${repaired} (every welcome named the machine's own id: ${repaired === 0})`);
 } finally {

@@ -308,6 +308,47 @@ describe("back within a couple of seconds of the network or the server returning
 		await running;
 	}, 60_000);
 
+	test("refused 502 by a proxy while the server restarts, past the 60 s steps: back within 2 s of the first reach that finds it up (issue 19)", async () => {
+		const { server, machineId, l } = await throughProxy();
+		const running = l.control.run();
+		await l.next("connected");
+		await server.restart({
+			whileDown: async (port) => {
+				// The proxy in front answers 502 to the upgrade and to the reach alike.
+				const proxy = Bun.serve({
+					port,
+					hostname: "127.0.0.1",
+					fetch: () => new Response("bad gateway", { status: 502 }),
+				});
+				// Refused with 502 until the schedule is at its 60 s steps (1, 2, 5, 10, 20, 30 s before them).
+				let delayMs = 0;
+				while (delayMs < 60_000) {
+					const ended = await l.next("ended");
+					if (ended.outcome.kind === "refused") expect(ended.outcome.status).toBe(502);
+					const waiting = await l.next("waiting");
+					delayMs = waiting.delayMs;
+					const at = l.events.indexOf(waiting);
+					await advanceUntil(
+						l.clock,
+						() => l.events.some((e, i) => i > at && e.type === "attempt"),
+						delayMs + 5_000,
+					);
+				}
+				expect((await l.next("ended")).outcome).toMatchObject({ kind: "refused", status: 502 });
+				expect((await l.next("waiting")).delayMs).toBe(60_000);
+				// A reach or two sees the 502 (down) while the link waits its minute.
+				await advanceUntil(l.clock, () => false, 3_000).catch(() => {});
+				await proxy.stop(true);
+			},
+		});
+		// Before the fix a refusal left it to the schedule alone: the rest of that minute.
+		const took = await advanceUntil(l.clock, () => l.control.snapshot().state === "connected", 60_000);
+		expect(took).toBeLessThanOrEqual(2_000);
+		await eventually("online again", () => server.context.machines.control.isOnline(machineId));
+		await l.control.stop();
+		await running;
+	}, 60_000);
+
 	test("a server down for longer than the schedule's first steps: back within 2 s of it listening, not after the next step", async () => {
 		const { server, machineId, proxy, l } = await throughProxy();
 		const running = l.control.run();
