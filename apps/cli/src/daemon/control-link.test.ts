@@ -349,6 +349,61 @@ describe("back within a couple of seconds of the network or the server returning
 		await running;
 	}, 60_000);
 
+	test("an attempt already upgraded is not given up when a reach that timed out is followed by one that answers (issue 19)", async () => {
+		// A server too busy to answer a reach within its timeout, then answering: it upgraded the attempt and is
+		// working on its hello (this one never welcomes, so the attempt stays pending; its reaches say what the test sets).
+		let pingStatus = 502;
+		const pings: number[] = [];
+		let upgraded = false;
+		const busy = Bun.serve({
+			port: 0,
+			hostname: "127.0.0.1",
+			fetch: (req, srv) => {
+				if (new URL(req.url).pathname === "/api/connector/ping") {
+					pings.push(pingStatus);
+					return new Response(null, { status: pingStatus });
+				}
+				return srv.upgrade(req, { headers: { "Sec-WebSocket-Protocol": "chopin.machine.v1" } })
+					? undefined
+					: new Response("no", { status: 400 });
+			},
+			websocket: {
+				open() {
+					upgraded = true;
+				},
+				message() {},
+			},
+		});
+		open.push({ close: () => busy.stop(true) });
+		const url = `http://127.0.0.1:${busy.port}`;
+		// The socket goes through a proxy that then holds its bytes (a busy server answers no ping at once either);
+		// the reaches go straight to the server.
+		const proxy = await TcpProxy.start({ host: "127.0.0.1", port: busy.port });
+		open.push(proxy);
+		let l: ReturnType<typeof link>;
+		const reach = (signal: AbortSignal) =>
+			httpReach({ server: url, fetch, clock: l.clock, client: "chopin/0.1.0 (linux-x64; source)" })(signal);
+		l = link(proxy.url, `chopin_m_${"A".repeat(43)}`, { reach, random: () => 0.5 });
+		const running = l.control.run();
+		await l.next("attempt");
+		await eventually(
+			"the attempt upgraded",
+			() => upgraded && l.control.snapshot().lastContact !== undefined,
+		);
+		proxy.blackhole();
+		// A reach finds the server down after the attempt started (as one that timed out does), the next one up.
+		await advanceUntil(l.clock, () => pings.length >= 1, 5_000);
+		pingStatus = 204;
+		await advanceUntil(l.clock, () => pings.length >= 2, 5_000);
+		await advanceUntil(l.clock, () => false, 500).catch(() => {});
+		// Before the fix the upgraded attempt was dropped here (ended: probe) and the machine started over.
+		expect(l.events.filter((e) => e.type === "ended")).toEqual([]);
+		expect(l.control.snapshot().state).toBe("connecting");
+		proxy.restore();
+		await l.control.stop();
+		await running;
+	}, 30_000);
+
 	test("a server down for longer than the schedule's first steps: back within 2 s of it listening, not after the next step", async () => {
 		const { server, machineId, proxy, l } = await throughProxy();
 		const running = l.control.run();

@@ -356,7 +356,10 @@ export class ControlLink {
 		if (this.#state === "waiting" && (this.#networkDown || backFrom5xx) && clock.now() >= this.#notBefore) {
 			log.info("the server answers again: reconnecting at once");
 			this.#wakeWait?.();
-		} else if (this.#state === "connecting" && intoTheDark) {
+		} else if (this.#state === "connecting" && intoTheDark && !this.#channel?.opened) {
+			// Not one already upgraded: the server answered it, so its bytes got through, and a server slow enough
+			// for a reach to time out is still working on its hello. Giving that up put the machine at the back
+			// of the crowd again: under load, hundreds of attempts a storm were thrown away so (issue 19).
 			log.info("the server answers again: giving up the attempt sent while it could not be reached");
 			this.#channel?.probe(0);
 		}
