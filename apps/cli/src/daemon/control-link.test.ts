@@ -375,10 +375,11 @@ describe("back within a couple of seconds of the network or the server returning
 			},
 		});
 		open.push({ close: () => busy.stop(true) });
-		const url = `http://127.0.0.1:${busy.port}`;
+		const port = busy.port ?? 0;
+		const url = `http://127.0.0.1:${port}`;
 		// The socket goes through a proxy that then holds its bytes (a busy server answers no ping at once either);
 		// the reaches go straight to the server.
-		const proxy = await TcpProxy.start({ host: "127.0.0.1", port: busy.port });
+		const proxy = await TcpProxy.start({ host: "127.0.0.1", port });
 		open.push(proxy);
 		let l: ReturnType<typeof link>;
 		const reach = (signal: AbortSignal) =>
