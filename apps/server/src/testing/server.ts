@@ -35,8 +35,10 @@ export interface TestServer extends AsyncDisposable {
 	readonly logs: Record<string, unknown>[];
 	/** The environment the server was started with (after the test defaults). */
 	readonly env: Env;
-	/** Stops and starts again on the same port, data dir and database, as a deploy does. */
-	/** whileDown runs between the stop and the start, its port free (a test binds what a proxy answers then). */
+	/**
+	 * Stops and starts again on the same port, data dir and database, as a deploy does. whileDown runs between the
+	 * stop and the start, its port free (a test binds there what a proxy answers meanwhile).
+	 */
 	restart(options?: { whileDown?: (port: number) => Promise<void> }): Promise<void>;
 	/** Stops the server, drops its database and deletes its data dir. Idempotent. */
 	close(): Promise<void>;
