@@ -15,6 +15,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Subprocess } from "bun";
+import type { ChannelOutcome } from "../apps/cli/src/daemon/channel";
 import { ControlLink, type MachineState } from "../apps/cli/src/daemon/control-link";
 import { httpReach } from "../apps/cli/src/daemon/reach";
 import { CliError } from "../apps/cli/src/program/errors";
@@ -30,6 +31,7 @@ import { StormDaemon } from "./storm-daemons";
 const COUNT = Number(process.argv[2] ?? 1_000);
 const DOWNTIME_MS = Number(process.argv[3] ?? 25) * 1_000;
 const DAEMONS = Number(process.argv[4] ?? 10);
+const GIVE_UP_MS = 180_000;
 const root = join(import.meta.dir, "..");
 const dataDir = mkdtempSync(join(tmpdir(), "chopin-storm-"));
 const port = await freePort();
@@ -67,6 +69,8 @@ class Machine {
 	/** performance.now() of the last welcome. */
 	welcomedAt = 0;
 	readonly errors: string[] = [];
+	/** What each attempt since the mark ended with, and each wait after it: the evidence for a machine not back. */
+	history: string[] = [];
 	#onWelcome: (() => void) | undefined;
 	#running: Promise<void> | undefined;
 
@@ -91,6 +95,7 @@ class Machine {
 			},
 			onEvent: (event) => {
 				if (event.type === "attempt") this.attempts += 1;
+				if (event.type === "waiting") this.history.push(`wait ${event.delayMs} ms (${event.why})`);
 				if (event.type === "connected") {
 					if (event.welcome.machine.id !== this.id)
 						this.errors.push(`welcomed as ${event.welcome.machine.id}`);
@@ -101,6 +106,7 @@ class Machine {
 				if (event.type === "ended") {
 					this.welcomed = false;
 					const o = event.outcome;
+					this.history.push(outcomeWord(o));
 					if (o.kind === "refused" && o.status !== 503)
 						this.errors.push(`refused ${o.status} ${o.body?.code}`);
 					if (o.kind === "closed" && ![1000, 1001, 1006, 1012].includes(o.code))
@@ -124,6 +130,57 @@ class Machine {
 	async stop(): Promise<void> {
 		await this.link.stop();
 		await this.#running;
+	}
+}
+
+/** One attempt's end in a few words: what kind, and the status, reason or close code. */
+function outcomeWord(o: ChannelOutcome): string {
+	if (o.kind === "refused")
+		return `refused ${o.status} ${o.body?.code ?? ""} retryAfter ${o.body?.retryAfter ?? "-"}`;
+	if (o.kind === "failed") return `failed (${o.reason})`;
+	if (o.kind === "closed") return `closed ${o.code}${o.silent ? " silent" : ""}`;
+	return `ended (${o.why})`;
+}
+
+/** The links not back: their state, when their next attempt is due, and how often each kind of history occurs. */
+function diagnose(missing: Machine[]): void {
+	const now = clock.now();
+	const states = new Map<string, number>();
+	const kinds = new Map<string, number>();
+	for (const m of missing) {
+		const s = m.link.snapshot();
+		const due = s.nextAttemptAt === undefined ? "-" : `${Math.round((s.nextAttemptAt - now) / 1000)} s`;
+		const key = `${s.state}, next attempt in ${due}`;
+		states.set(key, (states.get(key) ?? 0) + 1);
+		for (const h of m.history) {
+			const k = h.replace(/\d+ ms/, "N ms").replace(/retryAfter \d+/, "retryAfter N");
+			kinds.set(k, (kinds.get(k) ?? 0) + 1);
+		}
+	}
+	console.log(`  ${missing.length} links not back; their states:`);
+	for (const [k, n] of [...states].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`    ${n} × ${k}`);
+	console.log("  what their attempts ended with, and their waits (counts over all of them):");
+	for (const [k, n] of [...kinds].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`    ${n} × ${k}`);
+	for (const m of missing.slice(0, 3)) console.log(`  e.g. ${m.id}: ${m.history.join(" → ")}`);
+}
+
+/**
+ * Gives up after GIVE_UP_MS, saying which links are missing and why (then the finally stops every daemon and the
+ * server): a storm that never ends is a figure too.
+ */
+async function within<T>(waiting: Promise<T>, what: string): Promise<T> {
+	let timeout: ReturnType<typeof setTimeout> | undefined;
+	const gaveUp = new Promise<never>((_, reject) => {
+		timeout = setTimeout(() => {
+			const missing = machines.filter((m) => !m.welcomed);
+			diagnose(missing);
+			reject(new Error(`not all ${what} after ${GIVE_UP_MS / 1000} s: ${missing.length} links missing`));
+		}, GIVE_UP_MS);
+	});
+	try {
+		return await Promise.race([waiting, gaveUp]);
+	} finally {
+		clearTimeout(timeout);
 	}
 }
 
@@ -206,7 +263,7 @@ try {
 	const firstStart = performance.now();
 	const first = Promise.all(machines.map((m) => m.welcome()));
 	for (const m of machines) m.start();
-	await first;
+	await within(first, "connected the first time");
 	console.log(
 		`${COUNT} machines connected and welcomed in ${((performance.now() - firstStart) / 1000).toFixed(2)} s`,
 	);
@@ -214,6 +271,7 @@ try {
 	await Promise.all(daemons.map((d) => d.until(true)));
 	console.log(`${DAEMONS} daemons connected`);
 	const before = machines.map((m) => ({ attempts: m.attempts, reaches: m.reaches }));
+	for (const m of machines) m.history = [];
 
 	const back = Promise.all(machines.map((m) => m.welcome()));
 	server.kill("SIGTERM");
@@ -225,19 +283,10 @@ try {
 	for (const waiting of daemonsBack) waiting.catch(() => {}); // what is given up on is said below
 	server = await startServer();
 	const listening = performance.now();
-	// Given up on after 180 s: said, and then the finally below stops every daemon and the server.
-	let timeout: ReturnType<typeof setTimeout> | undefined;
-	const gaveUp = new Promise<never>((_, reject) => {
-		timeout = setTimeout(() => {
-			const missing = machines.filter((m) => !m.welcomed).length;
-			reject(new Error(`not all back after 180 s: ${missing} links missing`));
-		}, 180_000);
-	});
-	const daemonTimes = await Promise.race([
+	const daemonTimes = await within(
 		back.then(() => Promise.all(daemonsBack)).then((ats) => ats.map((at) => at - listening)),
-		gaveUp,
-	]);
-	clearTimeout(timeout);
+		"back",
+	);
 	const linkTimes = machines.map((m) => m.welcomedAt - listening);
 	const attempts = machines.map((m, i) => m.attempts - before[i]!.attempts);
 	const reaches = machines.map((m, i) => m.reaches - before[i]!.reaches);
@@ -256,6 +305,22 @@ try {
 		`reaches per machine while it was away: ${summary(reaches)} (${(reaches.reduce((a, b) => a + b, 0) / COUNT / Math.max(1, (listening - stopped) / 1000)).toFixed(2)} per machine per second)`,
 	);
 	console.log(`errors: ${errors.length}${errors.length ? ` (first: ${errors.slice(0, 3).join("; ")})` : ""}`);
+	const busy = machines.map((m) => m.history.filter((h) => h.startsWith("refused 503")).length);
+	const timedOut = machines.map((m) => m.history.filter((h) => h.startsWith("failed (no ")).length);
+	console.log(
+		`503 server-busy refusals: ${busy.reduce((a, b) => a + b, 0)} to ${busy.filter((n) => n > 0).length} links; handshake timeouts: ${timedOut.reduce((a, b) => a + b, 0)} to ${timedOut.filter((n) => n > 0).length} links`,
+	);
+	const kinds = new Map<string, number>();
+	for (const h of machines.flatMap((m) => m.history)) {
+		const k = h.replace(/\d+ ms/, "N ms").replace(/retryAfter \d+/, "retryAfter N");
+		kinds.set(k, (kinds.get(k) ?? 0) + 1);
+	}
+	console.log(
+		`what the links' attempts ended with while they were away, and their waits: ${[...kinds]
+			.sort((a, b) => b[1] - a[1])
+			.map(([k, n]) => `${n} × ${k}`)
+			.join("; ")}`,
+	);
 	const repaired = machines.filter((m) => m.errors.some((e) => e.includes("welcomed as"))).length;
 	console.log(`paired again: ${repaired} (every welcome named the machine's own id: ${repaired === 0})`);
 } finally {

@@ -100,6 +100,11 @@ export class Channel {
 		this.#listen();
 	}
 
+	/** The upgrade succeeded: the server answered on this socket. */
+	get opened(): boolean {
+		return this.#opened;
+	}
+
 	get welcomed(): boolean {
 		return this.#welcomed;
 	}

@@ -1,101 +1,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { reconnectBackoff } from "@chopin/agent-link/backoff";
 import { ManualClock } from "@chopin/agent-link/clock";
-import { WebSocket } from "ws";
-import { helloMachine, LOCAL_ENV, pairLocally } from "../../../server/src/testing/machines";
-import { startTestServer, type TestServer } from "../../../server/src/testing/server";
-import { signInLocally } from "../../../server/src/testing/sign-in";
-import { createLog } from "../local/log";
-import { Secrets } from "../local/secrets";
-import { finalRefusalError } from "../server-link/server-errors";
 import { eventually } from "../testing/cli-process";
-import { makeTempDir } from "../testing/context";
+import { closeOpened, link, open, pairedServer } from "../testing/control-link-harness";
 import { TcpProxy } from "../testing/tcp-proxy";
-import { ControlLink, type LinkEvent, type MachineState } from "./control-link";
+import type { ControlLink } from "./control-link";
 import { httpReach } from "./reach";
-import { ManualTrigger } from "./triggers";
 
-const open: { close(): Promise<void> | void }[] = [];
-afterEach(async () => {
-	for (const thing of open.splice(0).reverse()) await thing.close();
-});
-
-const STATE: MachineState = {
-	checkouts: [{ path: "/src/score", repository: "octo/score" }],
-	runs: [],
-	planners: [],
-	sandbox: { kind: "none" },
-};
-
-async function pairedServer(
-	options: { clock?: ManualClock } = {},
-): Promise<{ server: TestServer; credential: string; machineId: string }> {
-	const server = await startTestServer({ env: LOCAL_ENV, clock: options.clock });
-	open.push(server);
-	const target = { fetch: (req: Request) => server.fetch(req), publicUrl: server.context.config.publicUrl };
-	const { jar } = await signInLocally(target, "ana");
-	const paired = await pairLocally(target, jar);
-	return { server, credential: paired.credential, machineId: paired.machineId };
-}
-
-/** A link on a ManualClock, its events recorded; jitter fixed at 1 so the delays are the schedule's own. */
-function link(
-	server: string,
-	credential: string,
-	overrides: Partial<ConstructorParameters<typeof ControlLink>[0]> = {},
-) {
-	const clock = new ManualClock();
-	const dir = makeTempDir("chopin-link-");
-	const log = createLog({ file: `${dir}/chopin.log`, secrets: new Secrets(), clock });
-	open.push({ close: () => log.close() });
-	const wake = new ManualTrigger();
-	const network = new ManualTrigger();
-	const events: LinkEvent[] = [];
-	const listeners = new Set<() => void>();
-	const control = new ControlLink({
-		server,
-		token: credential,
-		client: "chopin/0.1.0 (linux-x64; source)",
-		open: (url, protocols, options) => new WebSocket(url, protocols, options),
-		clock,
-		log: log.logger,
-		backoff: reconnectBackoff({ random: () => 1 }),
-		state: () => STATE,
-		finalError: (code, message) =>
-			finalRefusalError(code, message, {
-				server,
-				version: "0.1.0",
-				upgrade: {
-					installMethod: "npm",
-					execPath: "/x/chopin",
-					selfCommand: ["/x/chopin"],
-					platform: "linux",
-					home: "/home/x",
-				},
-			}),
-		triggers: [wake, network],
-		...overrides,
-		onEvent: (event) => {
-			events.push(event);
-			for (const listener of [...listeners]) listener();
-		},
-	});
-	let seen = 0;
-	/** The next event of this type after the ones already taken. */
-	const next = <T extends LinkEvent["type"]>(type: T): Promise<Extract<LinkEvent, { type: T }>> =>
-		new Promise((resolve) => {
-			const check = () => {
-				const index = events.findIndex((e, i) => i >= seen && e.type === type);
-				if (index < 0) return;
-				seen = index + 1;
-				listeners.delete(check);
-				resolve(events[index] as Extract<LinkEvent, { type: T }>);
-			};
-			listeners.add(check);
-			check();
-		});
-	return { control, clock, wake, network, events, next };
-}
+afterEach(closeOpened);
 
 describe("the reconnect schedule, on a ManualClock against a server that is down", () => {
 	test("1, 2, 5, 10, 20, 30, 60, 60 s; a wake or a network change tries at once, without waiting", async () => {
@@ -212,6 +124,35 @@ describe("a live server", () => {
 	}, 20_000);
 });
 
+describe("a server shedding a reconnect storm (issue 19)", () => {
+	test("503 server-busy with Retry-After: tried again after what the server said, not the schedule's next step", async () => {
+		// Every hello is shed until the test lets them in (MACHINE_HELLOS_IN_FLIGHT 0, then 400).
+		const { server, credential, machineId } = await pairedServer({ env: { MACHINE_HELLOS_IN_FLIGHT: "0" } });
+		// A machine that has been failing for a while: its schedule is at the 60 s steps.
+		const backoff = reconnectBackoff({ random: () => 1 });
+		for (let i = 0; i < 6; i++) backoff.next();
+		const l = link(server.url, credential, { backoff });
+		const running = l.control.run();
+		for (let refusal = 0; refusal < 2; refusal++) {
+			const ended = await l.next("ended");
+			expect(ended.outcome).toMatchObject({ kind: "refused", status: 503, body: { code: "server-busy" } });
+			const retryAfter = ended.outcome.kind === "refused" ? (ended.outcome.body?.retryAfter ?? 0) : 0;
+			expect(retryAfter >= 1 && retryAfter <= 3).toBe(true);
+			// Before the fix: the longer of the two, 60 s, and a minute more for each further refusal.
+			expect(await l.next("waiting")).toMatchObject({ delayMs: retryAfter * 1_000 });
+			if (refusal === 1) server.context.config.machines.hellosInFlight = 400;
+			await l.clock.advance(retryAfter * 1_000);
+			await l.next("attempt");
+		}
+		await l.next("connected");
+		await eventually("online", () => server.context.machines.control.isOnline(machineId));
+		// The refusals spent no step: the schedule was where the failures had left it until the welcome reset it.
+		expect(backoff.attempts).toBe(0);
+		await l.control.stop();
+		await running;
+	}, 20_000);
+});
+
 describe("back within a couple of seconds of the network or the server returning (issue 16: reattach)", () => {
 	/** Moves the link's clock in small steps, letting real sockets answer between them, until `done`; the simulated ms it took. */
 	async function advanceUntil(clock: ManualClock, done: () => boolean, limitMs: number): Promise<number> {
@@ -279,6 +220,103 @@ describe("back within a couple of seconds of the network or the server returning
 		await running;
 	}, 60_000);
 
+	test("refused 502 by a proxy while the server restarts, past the 60 s steps: back within 2 s of the first reach that finds it up (issue 19)", async () => {
+		const { server, machineId, l } = await throughProxy();
+		const running = l.control.run();
+		await l.next("connected");
+		await server.restart({
+			whileDown: async (port) => {
+				// The proxy in front answers 502 to the upgrade and to the reach alike.
+				const proxy = Bun.serve({
+					port,
+					hostname: "127.0.0.1",
+					fetch: () => new Response("bad gateway", { status: 502 }),
+				});
+				// Refused with 502 until the schedule is at its 60 s steps (1, 2, 5, 10, 20, 30 s before them).
+				let delayMs = 0;
+				while (delayMs < 60_000) {
+					const ended = await l.next("ended");
+					if (ended.outcome.kind === "refused") expect(ended.outcome.status).toBe(502);
+					const waiting = await l.next("waiting");
+					delayMs = waiting.delayMs;
+					const at = l.events.indexOf(waiting);
+					await advanceUntil(
+						l.clock,
+						() => l.events.some((e, i) => i > at && e.type === "attempt"),
+						delayMs + 5_000,
+					);
+				}
+				expect((await l.next("ended")).outcome).toMatchObject({ kind: "refused", status: 502 });
+				expect((await l.next("waiting")).delayMs).toBe(60_000);
+				// A reach or two sees the 502 (down) while the link waits its minute.
+				await advanceUntil(l.clock, () => false, 3_000).catch(() => {});
+				await proxy.stop(true);
+			},
+		});
+		// Before the fix a refusal left it to the schedule alone: the rest of that minute.
+		const took = await advanceUntil(l.clock, () => l.control.snapshot().state === "connected", 60_000);
+		expect(took).toBeLessThanOrEqual(2_000);
+		await eventually("online again", () => server.context.machines.control.isOnline(machineId));
+		await l.control.stop();
+		await running;
+	}, 60_000);
+
+	test("an attempt already upgraded is not given up when a reach that timed out is followed by one that answers (issue 19)", async () => {
+		// A server too busy to answer a reach within its timeout, then answering: it upgraded the attempt and is
+		// working on its hello (this one never welcomes, so the attempt stays pending; its reaches say what the test sets).
+		let pingStatus = 502;
+		const pings: number[] = [];
+		let upgraded = false;
+		const busy = Bun.serve({
+			port: 0,
+			hostname: "127.0.0.1",
+			fetch: (req, srv) => {
+				if (new URL(req.url).pathname === "/api/connector/ping") {
+					pings.push(pingStatus);
+					return new Response(null, { status: pingStatus });
+				}
+				return srv.upgrade(req, { headers: { "Sec-WebSocket-Protocol": "chopin.machine.v1" } })
+					? undefined
+					: new Response("no", { status: 400 });
+			},
+			websocket: {
+				open() {
+					upgraded = true;
+				},
+				message() {},
+			},
+		});
+		open.push({ close: () => busy.stop(true) });
+		const port = busy.port ?? 0;
+		const url = `http://127.0.0.1:${port}`;
+		// The socket goes through a proxy that then holds its bytes (a busy server answers no ping at once either);
+		// the reaches go straight to the server.
+		const proxy = await TcpProxy.start({ host: "127.0.0.1", port });
+		open.push(proxy);
+		let l: ReturnType<typeof link>;
+		const reach = (signal: AbortSignal) =>
+			httpReach({ server: url, fetch, clock: l.clock, client: "chopin/0.1.0 (linux-x64; source)" })(signal);
+		l = link(proxy.url, `chopin_m_${"A".repeat(43)}`, { reach, random: () => 0.5 });
+		const running = l.control.run();
+		await l.next("attempt");
+		await eventually(
+			"the attempt upgraded",
+			() => upgraded && l.control.snapshot().lastContact !== undefined,
+		);
+		proxy.blackhole();
+		// A reach finds the server down after the attempt started (as one that timed out does), the next one up.
+		await advanceUntil(l.clock, () => pings.length >= 1, 5_000);
+		pingStatus = 204;
+		await advanceUntil(l.clock, () => pings.length >= 2, 5_000);
+		await advanceUntil(l.clock, () => false, 500).catch(() => {});
+		// Before the fix the upgraded attempt was dropped here (ended: probe) and the machine started over.
+		expect(l.events.filter((e) => e.type === "ended")).toEqual([]);
+		expect(l.control.snapshot().state).toBe("connecting");
+		proxy.restore();
+		await l.control.stop();
+		await running;
+	}, 30_000);
+
 	test("a server down for longer than the schedule's first steps: back within 2 s of it listening, not after the next step", async () => {
 		const { server, machineId, proxy, l } = await throughProxy();
 		const running = l.control.run();
@@ -294,90 +332,4 @@ describe("back within a couple of seconds of the network or the server returning
 		await l.control.stop();
 		await running;
 	}, 60_000);
-});
-
-describe("final refusals end the link with their CliError", () => {
-	test("revoked while connected: machine-revoked, and no further attempt", async () => {
-		const { server, credential, machineId } = await pairedServer();
-		const l = link(server.url, credential);
-		const ended = l.control.run().then(
-			() => undefined,
-			(e: unknown) => e,
-		);
-		await l.next("connected");
-		await server.context.machines.revoke(machineId);
-		const error = await ended;
-		expect(error).toMatchObject({ code: "machine-revoked", exitCode: 10 });
-		expect(l.events.filter((e) => e.type === "attempt")).toHaveLength(1);
-		expect(l.events.some((e) => e.type === "waiting")).toBe(false);
-	});
-
-	test("a revoked credential is refused at the upgrade: machine-revoked at once", async () => {
-		const { server, credential, machineId } = await pairedServer();
-		await server.context.machines.revoke(machineId);
-		const error = await link(server.url, credential)
-			.control.run()
-			.catch((e) => e);
-		expect(error).toMatchObject({ code: "machine-revoked", exitCode: 10 });
-	});
-
-	test("a refusal nested past MAX_JSON_DEPTH is not read: its final code is not acted on, the link waits", async () => {
-		const deep = "[".repeat(9000) + "]".repeat(9000);
-		const refusing = Bun.serve({
-			port: 0,
-			hostname: "127.0.0.1",
-			fetch: () =>
-				new Response(`{"code":"machine-revoked","message":"Revoked.","extra":${deep}}`, {
-					status: 401,
-					headers: { "content-type": "application/json" },
-				}),
-		});
-		open.push({ close: () => refusing.stop(true) });
-		const l = link(`http://127.0.0.1:${refusing.port}`, `chopin_m_${"A".repeat(43)}`);
-		const ended = l.control.run().catch((e) => e);
-		// Before the limit, the link ended at once with machine-revoked, read from the body.
-		const first = await Promise.race([l.next("waiting"), ended.then((error) => ({ type: "ended", error }))]);
-		expect(first).toMatchObject({ type: "waiting" });
-		await l.control.stop();
-		// Stopped by us, not ended by a refusal.
-		expect(await ended).toBeUndefined();
-	});
-
-	test("another process with the same credential takes over (4409): machine-replaced, exit 15", async () => {
-		const { server, credential } = await pairedServer();
-		const l = link(server.url, credential);
-		const ended = l.control.run().then(
-			() => undefined,
-			(e: unknown) => e,
-		);
-		await l.next("connected");
-		const other = await helloMachine(server.url, credential);
-		open.push({ close: () => other.client.close() });
-		const error = (await ended) as Error;
-		expect(error).toMatchObject({ code: "machine-replaced", exitCode: 15 });
-		expect(error.message).toContain("Another chopin process");
-	});
-
-	test("no checkout's repository the owner may push to: repository-access-lost, exit 11", async () => {
-		const { server, credential } = await pairedServer();
-		const l = link(server.url, credential, {
-			state: () => ({ ...STATE, checkouts: [{ path: "/src/secret", repository: "octo/secret" }] }),
-		});
-		const error = await l.control.run().catch((e) => e);
-		expect(error).toMatchObject({ code: "repository-access-lost", exitCode: 11 });
-		expect(error.message).toContain("ana can no longer push to octo/secret");
-	});
-
-	test("a server on a newer minimum: client-version-refused with this install's upgrade command", async () => {
-		const server = await startTestServer({ env: { ...LOCAL_ENV, MIN_CLI_VERSION: "0.1.5" } });
-		open.push(server);
-		const target = { fetch: (req: Request) => server.fetch(req), publicUrl: server.context.config.publicUrl };
-		const { jar } = await signInLocally(target, "ana");
-		const { credential } = await pairLocally(target, jar);
-		const error = await link(server.url, credential)
-			.control.run()
-			.catch((e) => e);
-		expect(error).toMatchObject({ code: "client-version-refused", exitCode: 12 });
-		expect(error.message).toContain("npm install -g @chopin/cli@0.1.5");
-	});
 });

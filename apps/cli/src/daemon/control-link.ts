@@ -119,6 +119,11 @@ export class ControlLink {
 	#reachedSinceUp = false;
 	/** The attempt in flight was sent blind (see #reachedSinceUp). */
 	#sentBlind = false;
+	/**
+	 * When the last attempt was refused with a 5xx without a Retry-After (a proxy's 502 while the server behind it
+	 * restarts): a reach that finds the server down after it and then up again ends the wait.
+	 */
+	#refused5xxAt: number | undefined;
 	/** The server asked (503 with Retry-After on a reach) not to be tried before this. */
 	#notBefore = 0;
 
@@ -167,6 +172,10 @@ export class ControlLink {
 				if (this.#stopping) break;
 				const { delayMs, why } = this.#delay(outcome, started);
 				this.#networkDown = outcome.kind !== "refused";
+				this.#refused5xxAt =
+					outcome.kind === "refused" && outcome.status >= 500 && outcome.body?.retryAfter === undefined
+						? this.#o.clock.now()
+						: undefined;
 				this.#o.onEvent?.({ type: "waiting", delayMs, why });
 				this.#o.log.info({ delayMs, why }, delayMs === 0 ? "reconnecting at once" : "reconnecting later");
 				if (delayMs > 0) await this.#wait(delayMs);
@@ -248,6 +257,7 @@ export class ControlLink {
 	#welcomed(welcome: Welcome): void {
 		this.#reach?.stop();
 		this.#networkDown = false;
+		this.#refused5xxAt = undefined;
 		this.#reachedSinceUp = false;
 		this.#welcome = welcome;
 		this.#planners = welcome.planners;
@@ -292,12 +302,16 @@ export class ControlLink {
 			// A proxy in front of Chopin holds the upgrade until the new process answers: do not wait.
 			return { delayMs: 0, why: "the server is restarting" };
 		}
+		// The server said when to come back (503 server-busy while it welcomes a crowd, 1 to 3 s drawn per answer):
+		// that, and no step of the schedule spent. Taking the longer of the two sent a machine refused a few times
+		// in a storm to the 60 s steps, each further refusal another minute away (issue 19).
+		const retryAfter = outcome.kind === "refused" ? outcome.body?.retryAfter : undefined;
+		if (retryAfter !== undefined)
+			return { delayMs: retryAfter * 1000, why: "the server asked to come back then" };
 		let delayMs = backoff.next();
 		// An attempt that never got going already waited its share (a stalled network holds it for
 		// up to the handshake timeout): the schedule counts from when it started.
 		if (outcome.kind !== "closed") delayMs = Math.max(0, delayMs - (clock.now() - started));
-		const retryAfter = outcome.kind === "refused" ? outcome.body?.retryAfter : undefined;
-		if (retryAfter !== undefined) delayMs = Math.max(delayMs, retryAfter * 1000);
 		return { delayMs, why: "schedule" };
 	}
 
@@ -335,10 +349,17 @@ export class ControlLink {
 		this.#sentBlind = false;
 		this.#reachedSinceUp = true;
 		const intoTheDark = blind || (downAt !== undefined && this.#attemptStartedAt <= downAt);
-		if (this.#state === "waiting" && this.#networkDown && clock.now() >= this.#notBefore) {
+		// After a 5xx, only a reach that saw the server down since: a server whose upgrade fails while its ping
+		// answers is left to the schedule rather than tried at every reach.
+		const backFrom5xx =
+			this.#refused5xxAt !== undefined && downAt !== undefined && downAt >= this.#refused5xxAt;
+		if (this.#state === "waiting" && (this.#networkDown || backFrom5xx) && clock.now() >= this.#notBefore) {
 			log.info("the server answers again: reconnecting at once");
 			this.#wakeWait?.();
-		} else if (this.#state === "connecting" && intoTheDark) {
+		} else if (this.#state === "connecting" && intoTheDark && !this.#channel?.opened) {
+			// Not one already upgraded: the server answered it, so its bytes got through, and a server slow enough
+			// for a reach to time out is still working on its hello. Giving that up put the machine at the back
+			// of the crowd again: under load, hundreds of attempts a storm were thrown away so (issue 19).
 			log.info("the server answers again: giving up the attempt sent while it could not be reached");
 			this.#channel?.probe(0);
 		}

@@ -247,15 +247,40 @@ describe("the control channel", () => {
 		expect(server.context.machines.control.isOnline(machineId)).toBe(false);
 	});
 
-	test("a new connection with the same credential replaces the old one at once (4409), and works immediately", async () => {
+	test("a new connection with the same credential replaces the old one at its hello (4409), and works immediately", async () => {
 		const { server, credential, machineId } = await setup();
 		const first = await helloMachine(server.url, credential);
 		track(first.client);
 		const second = track(await connectMachine(server.url, credential));
-		expect(await first.client.closed).toEqual({ code: 4409, reason: "replaced" });
 		second.send(hello());
+		expect(await first.client.closed).toEqual({ code: 4409, reason: "replaced" });
 		expect((await second.next()).type).toBe("welcome");
 		expect(server.context.machines.control.isOnline(machineId)).toBe(true);
+	});
+
+	test("an upgrade that never says hello replaces nothing: an attempt the machine gave up, upgraded late in a storm, does not end its live connection (issue 19)", async () => {
+		const { server, credential, machineId } = await setup();
+		const live = await helloMachine(server.url, credential);
+		track(live.client);
+		// What the server upgrades after the machine's next attempt was welcomed: a socket nobody will speak on.
+		const late = track(await connectMachine(server.url, credential));
+		// Frames arrive in order: once the pong is back the server has handled the late upgrade's open.
+		await late.roundTrip();
+		await live.client.roundTrip();
+		// Before the fix the late upgrade closed the live connection with 4409, and the CLI stops for good on 4409.
+		expect(server.context.machines.control.isOnline(machineId)).toBe(true);
+		// Nor does its close take the machine offline.
+		late.close();
+		await late.closed;
+		await live.client.roundTrip();
+		expect(server.context.machines.control.isOnline(machineId)).toBe(true);
+		expect(live.client.queued).toEqual([]);
+		// On restart the late socket hears `restarting` as the live one does.
+		const another = track(await connectMachine(server.url, credential));
+		await another.roundTrip();
+		server.context.machines.control.stop(10_000);
+		expect(await another.closed).toMatchObject({ code: 1012 });
+		expect(await live.client.closed).toMatchObject({ code: 1012 });
 	});
 
 	test("revoked while connected: `revoked`, then 4410; every call with the credential then gets machine-revoked", async () => {

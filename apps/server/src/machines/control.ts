@@ -65,7 +65,10 @@ export interface ControlDeps {
 
 export class ControlChannel {
 	readonly #deps: ControlDeps;
+	/** Each machine's connection that said hello last. */
 	readonly #connections = new Map<string, MachineConnection>();
+	/** Upgraded and not yet said hello: they replace nothing until they do. */
+	readonly #pending = new Set<MachineConnection>();
 	#stopping = false;
 	#hellosInFlight = 0;
 
@@ -174,17 +177,18 @@ export class ControlChannel {
 
 	/** Resolves once every open connection has handled the messages it read so far (tests). */
 	async settled(): Promise<void> {
-		await Promise.all([...this.#connections.values()].map((c) => c.idle()));
+		await Promise.all([...this.#connections.values(), ...this.#pending].map((c) => c.idle()));
 	}
 
 	/** Server stop: every socket hears `restarting`, then closes with 1012. */
 	stop(reconnectWithinMs: number): void {
 		this.#stopping = true;
-		for (const connection of this.#connections.values()) {
+		for (const connection of [...this.#connections.values(), ...this.#pending]) {
 			connection.send({ type: "restarting", reconnectWithinMs });
 			connection.close(MACHINE_CLOSE.restarting, "restarting");
 		}
 		this.#connections.clear();
+		this.#pending.clear();
 	}
 
 	#opened(ws: MachineConnection["ws"]): void {
@@ -195,14 +199,7 @@ export class ControlChannel {
 			connection.close(MACHINE_CLOSE.restarting, "restarting");
 			return;
 		}
-		const previous = this.#connections.get(connection.machineId);
-		this.#connections.set(connection.machineId, connection);
-		// The same credential again: its older socket is stale (or another process serves it). It
-		// goes at once, and counts against nothing.
-		if (previous) {
-			log.info("machine connection replaced", { machine: connection.machineId });
-			previous.close(MACHINE_CLOSE.replaced, "replaced");
-		}
+		this.#pending.add(connection);
 		const settings = this.#deps.settings();
 		connection.liveness = new Liveness({
 			clock,
@@ -232,6 +229,7 @@ export class ControlChannel {
 				);
 				return;
 			}
+			this.#replace(connection);
 			this.#hellosInFlight += 1;
 			let answer: Awaited<ReturnType<ControlDeps["hello"]>>;
 			try {
@@ -270,8 +268,26 @@ export class ControlChannel {
 		}
 	}
 
+	/**
+	 * The hello makes a connection the machine's: an older one with the same credential is stale (or another process
+	 * serves it) and goes at once, counting against nothing. Not at the upgrade: in a reconnect storm the server may
+	 * upgrade an attempt its machine already gave up (its handshake timed out) after the machine's next attempt is
+	 * welcomed, and that dead socket would close the live one with 4409, which stops the machine for good (issue 19).
+	 * A given-up attempt never says hello.
+	 */
+	#replace(connection: MachineConnection): void {
+		this.#pending.delete(connection);
+		const previous = this.#connections.get(connection.machineId);
+		this.#connections.set(connection.machineId, connection);
+		if (previous && previous !== connection) {
+			this.#deps.log.info("machine connection replaced", { machine: connection.machineId });
+			previous.close(MACHINE_CLOSE.replaced, "replaced");
+		}
+	}
+
 	#closed(connection: MachineConnection | undefined): void {
 		if (!connection) return;
+		this.#pending.delete(connection);
 		connection.state = "closed";
 		connection.liveness?.stop();
 		if (this.#stopping || this.#connections.get(connection.machineId) !== connection) return;

@@ -35,8 +35,11 @@ export interface TestServer extends AsyncDisposable {
 	readonly logs: Record<string, unknown>[];
 	/** The environment the server was started with (after the test defaults). */
 	readonly env: Env;
-	/** Stops and starts again on the same port, data dir and database, as a deploy does. */
-	restart(): Promise<void>;
+	/**
+	 * Stops and starts again on the same port, data dir and database, as a deploy does. whileDown runs between the
+	 * stop and the start, its port free (a test binds there what a proxy answers meanwhile).
+	 */
+	restart(options?: { whileDown?: (port: number) => Promise<void> }): Promise<void>;
 	/** Stops the server, drops its database and deletes its data dir. Idempotent. */
 	close(): Promise<void>;
 }
@@ -102,10 +105,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 		get env() {
 			return env;
 		},
-		async restart() {
+		async restart(options = {}) {
 			if (closing) throw new Error("the test server is closed");
 			const publicUrl = running.context.config.publicUrl;
 			await running.stop();
+			await options.whileDown?.(running.port);
 			// Same port and the same origin as before, so clients reconnect to what they knew.
 			env = { ...env, PORT: String(running.port), PUBLIC_URL: env.PUBLIC_URL ?? publicUrl };
 			running = await start(env);
