@@ -9,9 +9,8 @@
  *   bun bench/agent-route-cost.ts [requests per figure, default 10000]
  */
 
-import { cliRequest, LOCAL_ENV, pairLocally, type Target } from "../apps/server/src/testing/machines";
+import { cliRequest, LOCAL_ENV, pairedLocally } from "../apps/server/src/testing/machines";
 import { startTestServer } from "../apps/server/src/testing/server";
-import { signInLocally } from "../apps/server/src/testing/sign-in";
 import { ManualClock } from "../packages/agent-link/src/clock";
 import { SUBPROTOCOL } from "../packages/agent-link/src/protocol";
 
@@ -23,12 +22,7 @@ const server = await startTestServer({
 	env: { ...LOCAL_ENV, LOCAL_PLANNER_CREDENTIALS: "on", AGENT: "on", HARNESS: "remote" },
 });
 try {
-	const target: Target = {
-		fetch: (req) => fetch(new Request(new URL(new URL(req.url).pathname, server.url), req)),
-		publicUrl: server.context.config.publicUrl,
-	};
-	const { jar } = await signInLocally(target, "ana");
-	const paired = await pairLocally(target, jar);
+	const { target, jar, ...paired } = await pairedLocally(server);
 	const document = await server.context.domain.documents.create({
 		repository: "octo/score",
 		title: "Plan",

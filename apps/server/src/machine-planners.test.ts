@@ -13,11 +13,12 @@ import {
 	type MachineClient,
 	openMachineSocket,
 	pageRequest,
+	pairedLocally,
 	pairLocally,
 	type Target,
 } from "./testing/machines";
 import { startTestServer, type TestServer } from "./testing/server";
-import { type CookieJar, signInLocally } from "./testing/sign-in";
+import type { CookieJar } from "./testing/sign-in";
 
 let clock: ManualClock;
 const servers: TestServer[] = [];
@@ -52,13 +53,7 @@ async function setup(
 		env: { ...LOCAL_ENV, LOCAL_PLANNER_CREDENTIALS: "on", ...env },
 	});
 	servers.push(server);
-	const target: Target = {
-		// Pages and the CLI name the server by PUBLIC_URL (localhost); requests go to its port.
-		fetch: (req) => fetch(new Request(new URL(new URL(req.url).pathname, server.url), req)),
-		publicUrl: server.context.config.publicUrl,
-	};
-	const { jar } = await signInLocally(target, "ana");
-	const paired = await pairLocally(target, jar);
+	const { target, jar, ...paired } = await pairedLocally(server);
 	const document = await server.context.domain.documents.create({
 		repository: "octo/score",
 		title: "Plan",

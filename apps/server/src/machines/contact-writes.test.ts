@@ -4,9 +4,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { createLogger } from "../log";
 import { runnableKinds } from "../store/testing";
-import { cliRequest, LOCAL_ENV, pairLocally, type Target } from "../testing/machines";
+import { cliRequest, LOCAL_ENV, pairedLocally } from "../testing/machines";
 import { startTestServer, type TestServer } from "../testing/server";
-import { signInLocally } from "../testing/sign-in";
 import { CONTACT_FLUSH_MS, CONTACT_ROWS, ContactWrites } from "./contact-writes";
 import { TOUCH_EVERY_MS } from "./machine-auth";
 
@@ -38,12 +37,7 @@ for (const kind of runnableKinds()) {
 	describe(`machines' last contact [${kind}]`, () => {
 		test("an HTTP call is answered before its contact is written; the batch writes it within the flush interval", async () => {
 			const server = await start(kind);
-			const target: Target = {
-				fetch: (req) => fetch(new Request(new URL(new URL(req.url).pathname, server.url), req)),
-				publicUrl: server.context.config.publicUrl,
-			};
-			const { jar } = await signInLocally(target, "ana");
-			const { credential, machineId } = await pairLocally(target, jar);
+			const { target, credential, machineId } = await pairedLocally(server);
 			const paired = await lastContact(server, machineId);
 			await clock.advance(TOUCH_EVERY_MS);
 			const calledAt = clock.now();

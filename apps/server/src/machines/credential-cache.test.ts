@@ -4,9 +4,8 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { runnableKinds } from "../store/testing";
 import { openAgentSocket } from "../testing/agent-socket";
-import { cliRequest, LOCAL_ENV, pageRequest, pairLocally, type Target } from "../testing/machines";
+import { cliRequest, LOCAL_ENV, pageRequest, pairedLocally } from "../testing/machines";
 import { startTestServer, type TestServer } from "../testing/server";
-import { signInLocally } from "../testing/sign-in";
 import { CredentialCache } from "./credential-cache";
 import { credentialDigest } from "./credentials";
 import { PLANNER_CREDENTIAL_TTL_MS } from "./planner-credentials";
@@ -125,12 +124,7 @@ async function setup(kind: "sqlite" | "postgres") {
 		env: { ...LOCAL_ENV, LOCAL_PLANNER_CREDENTIALS: "on" },
 	});
 	servers.push(server);
-	const target: Target = {
-		fetch: (req) => fetch(new Request(new URL(new URL(req.url).pathname, server.url), req)),
-		publicUrl: server.context.config.publicUrl,
-	};
-	const { jar } = await signInLocally(target, "ana");
-	const paired = await pairLocally(target, jar);
+	const { target, jar, ...paired } = await pairedLocally(server);
 	const documents = await Promise.all(
 		["One", "Two"].map((title) =>
 			server.context.domain.documents.create({ repository: "octo/score", title, createdBy: "ana" }),

@@ -7,9 +7,8 @@ import { ManualClock } from "@chopin/agent-link/clock";
 import { isIdentityError } from "../auth/errors";
 import type { Store } from "../store/store";
 import { runnableKinds } from "../store/testing";
-import { cliRequest, LOCAL_ENV, pairLocally, type Target } from "../testing/machines";
+import { cliRequest, LOCAL_ENV, pairedLocally } from "../testing/machines";
 import { startTestServer, type TestServer } from "../testing/server";
-import { signInLocally } from "../testing/sign-in";
 import { MachineAuthorizations } from "./authorizations";
 import { ContactWrites } from "./contact-writes";
 import { CredentialCache } from "./credential-cache";
@@ -54,12 +53,7 @@ async function setup(kind: "sqlite" | "postgres") {
 		env: { ...LOCAL_ENV, LOCAL_PLANNER_CREDENTIALS: "on" },
 	});
 	servers.push(server);
-	const target: Target = {
-		fetch: (req) => fetch(new Request(new URL(new URL(req.url).pathname, server.url), req)),
-		publicUrl: server.context.config.publicUrl,
-	};
-	const { jar } = await signInLocally(target, "ana");
-	const paired = await pairLocally(target, jar);
+	const { target, jar, ...paired } = await pairedLocally(server);
 	const document = await server.context.domain.documents.create({
 		repository: "octo/score",
 		title: "Plan",

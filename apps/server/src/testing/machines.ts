@@ -10,7 +10,7 @@ import {
 	parseMachineServerFrame,
 } from "@chopin/agent-link/machine";
 import WebSocket from "ws";
-import { type CookieJar, signInWithGitHub } from "./sign-in";
+import { type CookieJar, signInLocally, signInWithGitHub } from "./sign-in";
 
 export const TEST_CLIENT: ClientInfo = { version: "0.2.0", os: "linux", arch: "x64", install: "npm" };
 
@@ -103,6 +103,24 @@ export async function pairLocally(
 	const body = (await claimed.json()) as { credential: string; machine: { id: string } };
 	if (claimed.status !== 200 || !body.credential) throw new Error(`claim answered ${claimed.status}`);
 	return { credential: body.credential, machineId: body.machine.id, pairingId: id };
+}
+
+/** A test server as pages and the CLI reach it: named by its PUBLIC_URL (localhost), each request sent to its port. */
+export function serverTarget(server: { url: string; context: { config: { publicUrl: string } } }): Target {
+	return {
+		fetch: (req) => fetch(new Request(new URL(new URL(req.url).pathname, server.url), req)),
+		publicUrl: server.context.config.publicUrl,
+	};
+}
+
+/** Where most machine tests start (AUTH_MODE=local): `login` signed in and a machine of theirs paired. */
+export async function pairedLocally(
+	server: Parameters<typeof serverTarget>[0],
+	login = "ana",
+): Promise<{ target: Target; jar: CookieJar; credential: string; machineId: string; pairingId: string }> {
+	const target = serverTarget(server);
+	const { jar } = await signInLocally(target, login);
+	return { target, jar, ...(await pairLocally(target, jar)) };
 }
 
 /**
