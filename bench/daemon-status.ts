@@ -11,7 +11,8 @@
  * between, and a request after a gap costs it more than one in a tight loop (gap 0).
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { makeCliHome, pairHome, startMachineServer } from "../apps/cli/src/testing/machine-server";
+import { startMachineServer } from "../apps/cli/src/testing/machine-server";
+import { type PairedDaemon, startPairedDaemons, stopPairedDaemons } from "./paired-daemons";
 
 const [binaries, requestsArg, roundsArg, gapArg] = Bun.argv.slice(2);
 if (!binaries)
@@ -21,7 +22,7 @@ const rounds = Number(roundsArg ?? 3);
 const gap = Number(gapArg ?? 50);
 
 const machines = await startMachineServer({ env: { LOG_LEVEL: "warn" } });
-const setups: { binary: string; socket: string; daemon: Bun.Subprocess; root: string }[] = [];
+const setups: PairedDaemon[] = [];
 
 /** One status request on a new connection; resolves with the answer line. */
 function ask(socket: string): Promise<string> {
@@ -59,17 +60,7 @@ function cpuMs(pid: number): number {
 }
 
 try {
-	for (const binary of binaries.split(",")) {
-		const home = await makeCliHome({ CHOPIN_LOG_LEVEL: "info" });
-		await pairHome(machines, home);
-		const daemon = Bun.spawn([binary, "run"], {
-			env: home.env,
-			stdin: "ignore",
-			stdout: "ignore",
-			stderr: "ignore",
-		});
-		setups.push({ binary, socket: home.paths.socket, daemon, root: home.root });
-	}
+	await startPairedDaemons(machines, binaries.split(","), setups);
 	for (const { socket } of setups) {
 		const deadline = Date.now() + 20_000;
 		while (!(await ask(socket).catch(() => "")).includes('"state":"connected"')) {
@@ -100,11 +91,6 @@ try {
 		}
 	}
 } finally {
-	for (const { daemon } of setups) {
-		daemon.kill("SIGTERM");
-		await daemon.exited;
-	}
+	await stopPairedDaemons(setups);
 	await machines.server.close();
-	const { rmSync } = await import("node:fs");
-	for (const { root } of setups) rmSync(root, { recursive: true, force: true });
 }

@@ -7,8 +7,9 @@
  *
  *   bun bench/status-before-after.ts <binary>,<binary>[,...] [runs, default 40]
  */
-import { readFileSync, rmSync } from "node:fs";
-import { makeCliHome, pairHome, startMachineServer } from "../apps/cli/src/testing/machine-server";
+import { readFileSync } from "node:fs";
+import { startMachineServer } from "../apps/cli/src/testing/machine-server";
+import { type PairedDaemon, startPairedDaemons, stopPairedDaemons } from "./paired-daemons";
 
 const [binaries, runsArg] = Bun.argv.slice(2);
 if (!binaries) throw new Error("usage: bun bench/status-before-after.ts <binary>,<binary>[,...] [runs]");
@@ -16,19 +17,9 @@ const runs = Number(runsArg ?? 40);
 const warmup = 3;
 
 const machines = await startMachineServer({ env: { LOG_LEVEL: "warn" } });
-const setups: { binary: string; env: Record<string, string>; daemon: Bun.Subprocess; root: string }[] = [];
+const setups: PairedDaemon[] = [];
 try {
-	for (const binary of binaries.split(",")) {
-		const home = await makeCliHome({ CHOPIN_LOG_LEVEL: "info" });
-		await pairHome(machines, home);
-		const daemon = Bun.spawn([binary, "run"], {
-			env: home.env,
-			stdin: "ignore",
-			stdout: "ignore",
-			stderr: "ignore",
-		});
-		setups.push({ binary, env: home.env, daemon, root: home.root });
-	}
+	await startPairedDaemons(machines, binaries.split(","), setups);
 	// Connected once status says so (exit 0); awaited, not spawnSync, so that the server answers meanwhile.
 	for (const { binary, env } of setups) {
 		const deadline = Date.now() + 20_000;
@@ -74,10 +65,6 @@ try {
 	}
 	console.log(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 } finally {
-	for (const { daemon } of setups) {
-		daemon.kill("SIGTERM");
-		await daemon.exited;
-	}
+	await stopPairedDaemons(setups);
 	await machines.server.close();
-	for (const { root } of setups) rmSync(root, { recursive: true, force: true });
 }
