@@ -2,18 +2,17 @@
 // (at once after a 1012, a wake or a network change), and the four final refusals ending it with their CliError.
 import type { Backoff } from "@chopin/agent-link/backoff";
 import type { Clock, Timer } from "@chopin/agent-link/clock";
-import {
-	type Assignment,
-	MACHINE_CLOSE,
+import type {
+	Assignment,
 	MACHINE_REFUSALS,
-	type MachineClientMessage,
-	type MachineServerMessage,
+	MachineClientMessage,
+	MachineServerMessage,
 } from "@chopin/agent-link/machine";
 import type { Logger } from "../local/log";
 import type { OpenWebSocket } from "../program/context";
-import { CliError } from "../program/errors";
-import { isFinalRefusal } from "../server-link/server-errors";
+import type { CliError } from "../program/errors";
 import { Channel, type ChannelOutcome } from "./channel";
+import { describeOutcome, finalErrorOf, nextDelay, summary } from "./outcomes";
 import { type Reach, ReachLoop } from "./reach";
 import type { Trigger } from "./triggers";
 
@@ -87,10 +86,6 @@ export const SILENCE_MS = 37_500;
 /** After a wake or a network change, a live socket answers a ping well within this. */
 export const PROBE_MS = 5_000;
 
-const CLOSE_TO_REFUSAL = new Map<number, RefusalCode>(
-	Object.entries(MACHINE_REFUSALS).map(([code, r]) => [r.close, code as RefusalCode]),
-);
-
 export class ControlLink {
 	readonly #o: ControlLinkOptions;
 	#state: LinkState = "connecting";
@@ -162,7 +157,7 @@ export class ControlLink {
 				const started = this.#o.clock.now();
 				const outcome = await this.#attempt();
 				if (outcome.kind === "ended" && outcome.why === "stop") break;
-				const final = this.#finalError(outcome);
+				const final = finalErrorOf(outcome, this.#o);
 				if (final) {
 					this.#o.log.error({ code: final.code }, final.message);
 					throw final;
@@ -170,7 +165,7 @@ export class ControlLink {
 				this.#lastError = describeOutcome(outcome);
 				this.#o.log.info({ outcome: summary(outcome), reason: this.#lastError }, "control channel down");
 				if (this.#stopping) break;
-				const { delayMs, why } = this.#delay(outcome, started);
+				const { delayMs, why } = nextDelay(outcome, started, this.#o);
 				this.#networkDown = outcome.kind !== "refused";
 				this.#refused5xxAt =
 					outcome.kind === "refused" && outcome.status >= 500 && outcome.body?.retryAfter === undefined
@@ -274,47 +269,6 @@ export class ControlLink {
 		this.report();
 	}
 
-	#finalError(outcome: ChannelOutcome): CliError | undefined {
-		const o = this.#o;
-		if (outcome.kind === "refused" && isFinalRefusal(outcome.body?.code)) {
-			return o.finalError(outcome.body.code, outcome.body.message);
-		}
-		if (outcome.kind !== "closed") return undefined;
-		if (outcome.code === MACHINE_CLOSE.replaced) {
-			return new CliError(
-				"machine-replaced",
-				`Another chopin process connected to ${o.server} with this machine's credential and now serves it, so this one stopped.`,
-				"One daemon serves a machine. If the state directory was copied to another computer, run `chopin disconnect` on one of them and pair it on its own.",
-			);
-		}
-		const code = outcome.revoked?.code ?? CLOSE_TO_REFUSAL.get(outcome.code);
-		return code ? o.finalError(code, outcome.revoked?.message ?? outcome.reason) : undefined;
-	}
-
-	/** How long to wait before the next attempt, and why. */
-	#delay(outcome: ChannelOutcome, started: number): { delayMs: number; why: string } {
-		const { clock, backoff } = this.#o;
-		if (outcome.kind === "ended") return { delayMs: 0, why: "the network changed or the machine woke up" };
-		if (
-			outcome.kind === "closed" &&
-			(outcome.code === MACHINE_CLOSE.restarting || outcome.restartingWithinMs !== undefined)
-		) {
-			// A proxy in front of Chopin holds the upgrade until the new process answers: do not wait.
-			return { delayMs: 0, why: "the server is restarting" };
-		}
-		// The server said when to come back (503 server-busy while it welcomes a crowd, 1 to 3 s drawn per answer):
-		// that, and no step of the schedule spent. Taking the longer of the two sent a machine refused a few times
-		// in a storm to the 60 s steps, each further refusal another minute away (issue 19).
-		const retryAfter = outcome.kind === "refused" ? outcome.body?.retryAfter : undefined;
-		if (retryAfter !== undefined)
-			return { delayMs: retryAfter * 1000, why: "the server asked to come back then" };
-		let delayMs = backoff.next();
-		// An attempt that never got going already waited its share (a stalled network holds it for
-		// up to the handshake timeout): the schedule counts from when it started.
-		if (outcome.kind !== "closed") delayMs = Math.max(0, delayMs - (clock.now() - started));
-		return { delayMs, why: "schedule" };
-	}
-
 	#wait(delayMs: number): Promise<void> {
 		const { clock } = this.#o;
 		this.#nextAttemptAt = clock.now() + delayMs;
@@ -376,34 +330,5 @@ export class ControlLink {
 		if (this.#state === state) return;
 		this.#state = state;
 		this.#since = this.#o.clock.now();
-	}
-}
-
-/** One sentence for status and the log: why the channel is down. */
-export function describeOutcome(outcome: ChannelOutcome): string {
-	switch (outcome.kind) {
-		case "refused":
-			return `the server refused the connection (HTTP ${outcome.status}${outcome.body ? `, ${outcome.body.code}: ${outcome.body.message}` : ""})`;
-		case "failed":
-			return `could not connect: ${outcome.reason}`;
-		case "closed":
-			if (outcome.silent) return "nothing came from the server for too long";
-			if (outcome.code === MACHINE_CLOSE.restarting) return "the server is restarting";
-			return `the connection closed (${outcome.code}${outcome.reason ? ` ${outcome.reason}` : ""})`;
-		case "ended":
-			return outcome.why === "stop" ? "stopped" : "the network changed or the machine woke up";
-	}
-}
-
-function summary(outcome: ChannelOutcome): Record<string, unknown> {
-	switch (outcome.kind) {
-		case "refused":
-			return { kind: outcome.kind, status: outcome.status, code: outcome.body?.code };
-		case "failed":
-			return { kind: outcome.kind, reason: outcome.reason };
-		case "closed":
-			return { kind: outcome.kind, code: outcome.code, silent: outcome.silent ?? false };
-		case "ended":
-			return { kind: outcome.kind, why: outcome.why };
 	}
 }
