@@ -91,3 +91,28 @@ describe("final refusals end the link with their CliError", () => {
 		expect(error.message).toContain("npm install -g @chopin/cli@0.1.5");
 	});
 });
+
+describe("a server's Retry-After", () => {
+	test("a Retry-After of 0 or of hours is held to the schedule's bounds (1 to 60 s): no hammering, no machine away for good", async () => {
+		let retryAfter = 0;
+		const busy = Bun.serve({
+			port: 0,
+			hostname: "127.0.0.1",
+			fetch: () =>
+				Response.json(
+					{ code: "server-busy", message: "Busy.", retryAfter },
+					{ status: 503, headers: { "retry-after": String(retryAfter) } },
+				),
+		});
+		open.push({ close: () => busy.stop(true) });
+		const l = link(`http://127.0.0.1:${busy.port}`, `chopin_m_${"A".repeat(43)}`);
+		const running = l.control.run();
+		expect(await l.next("waiting")).toMatchObject({ delayMs: 1_000 });
+		retryAfter = 86_400;
+		await l.clock.advance(1_000);
+		await l.next("attempt");
+		expect(await l.next("waiting")).toMatchObject({ delayMs: 60_000 });
+		await l.control.stop();
+		await running;
+	});
+});

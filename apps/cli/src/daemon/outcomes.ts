@@ -1,5 +1,6 @@
 // What a control-channel attempt's outcome means for the link: the one sentence status and the log give, whether it
 // ends the link for good (a final refusal or close), and how long to wait before the next attempt.
+import { RECONNECT_SCHEDULE_MS } from "@chopin/agent-link/backoff";
 import { MACHINE_CLOSE, MACHINE_REFUSALS } from "@chopin/agent-link/machine";
 import { CliError } from "../program/errors";
 import { isFinalRefusal } from "../server-link/server-errors";
@@ -7,6 +8,9 @@ import type { ChannelOutcome } from "./channel";
 import type { ControlLinkOptions } from "./control-link";
 
 type RefusalCode = keyof typeof MACHINE_REFUSALS;
+
+/** The shortest wait a server's Retry-After gets: the schedule's first step. */
+const RETRY_AFTER_MIN_S = RECONNECT_SCHEDULE_MS[0] / 1000;
 
 const CLOSE_TO_REFUSAL = new Map<number, RefusalCode>(
 	Object.entries(MACHINE_REFUSALS).map(([code, r]) => [r.close, code as RefusalCode]),
@@ -50,8 +54,11 @@ export function nextDelay(
 	// that, and no step of the schedule spent. Taking the longer of the two sent a machine refused a few times
 	// in a storm to the 60 s steps, each further refusal another minute away (issue 19).
 	const retryAfter = outcome.kind === "refused" ? outcome.body?.retryAfter : undefined;
-	if (retryAfter !== undefined)
-		return { delayMs: retryAfter * 1000, why: "the server asked to come back then" };
+	if (retryAfter !== undefined) {
+		// Held to the schedule's own bounds: a 0 would have the machine hammer the server, an hour leave it away.
+		const seconds = Math.min(Math.max(retryAfter, RETRY_AFTER_MIN_S), RECONNECT_SCHEDULE_MS.at(-1)! / 1000);
+		return { delayMs: seconds * 1000, why: "the server asked to come back then" };
+	}
 	let delayMs = backoff.next();
 	// An attempt that never got going already waited its share (a stalled network holds it for
 	// up to the handshake timeout): the schedule counts from when it started.
