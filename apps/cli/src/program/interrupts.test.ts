@@ -48,6 +48,13 @@ describe("interrupts", () => {
 		expect(await scenario(`relayedInterrupt("SIGINT"); relayedInterrupt("SIGTERM");`)).toBe("2");
 	});
 
+	test("the relayed copy of a signal the command already had is nothing, even after it stopped listening", async () => {
+		// The group's SIGTERM ends `chopin logs -f` (exit 130); the launcher's relayed copy arrives after the command
+		// stopped listening. Before the fix it was taken for a new interrupt with nobody listening, and chopin killed
+		// itself with SIGTERM (143).
+		expect(await scenario(`await direct("SIGTERM"); stop(); relayedInterrupt("SIGTERM");`)).toBe("1");
+	});
+
 	test("a relayed interrupt with nobody listening ends the process by that signal", async () => {
 		const script = `
 import { relayedInterrupt } from ${JSON.stringify(MODULE)};

@@ -40,9 +40,14 @@ export function onInterrupt(listener: Listener): () => void {
 	};
 }
 
-/** An interrupt the launcher relays. With nobody listening, the signal's own default: chopin ends by it. */
+/**
+ * An interrupt the launcher relays. One that already came directly is nothing new, even once nobody listens any more
+ * (a group's SIGTERM ended the command, then its relayed copy arrived: the process was ending by its first one).
+ * Otherwise, with nobody listening, the signal's own default: chopin ends by it.
+ */
 export function relayedInterrupt(signal: "SIGINT" | "SIGTERM"): void {
 	relayed++;
+	if (relayed <= delivered) return;
 	if (listeners.size === 0) {
 		process.kill(process.pid, signal);
 		return;
