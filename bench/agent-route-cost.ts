@@ -9,7 +9,7 @@
  *   bun bench/agent-route-cost.ts [requests per figure, default 10000]
  */
 
-import { cliRequest, LOCAL_ENV, pairedLocally } from "../apps/server/src/testing/machines";
+import { issuePlannerToken, LOCAL_ENV, pairedLocally } from "../apps/server/src/testing/machines";
 import { startTestServer } from "../apps/server/src/testing/server";
 import { ManualClock } from "../packages/agent-link/src/clock";
 import { SUBPROTOCOL } from "../packages/agent-link/src/protocol";
@@ -28,11 +28,7 @@ try {
 		title: "Plan",
 		createdBy: "ana",
 	});
-	const issued = await cliRequest(target, "POST", "/api/connector/planner", {
-		credential: paired.credential,
-		body: { document: document.id },
-	});
-	const { token } = (await issued.json()) as { token: string };
+	const token = await issuePlannerToken(target, paired.credential, document.id);
 
 	const perRequest = async (name: string, make: () => Request) => {
 		for (let i = 0; i < Math.min(2_000, N); i++) await (await server.fetch(make())).arrayBuffer();

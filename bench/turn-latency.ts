@@ -22,7 +22,12 @@ import { join } from "node:path";
 import type { Subprocess } from "bun";
 import type { StoreKind } from "../apps/server/src/store/store";
 import { createTestDatabase } from "../apps/server/src/store/testing";
-import { cliRequest, pageRequest, pairLocally, type Target } from "../apps/server/src/testing/machines";
+import {
+	issuePlannerToken,
+	pageRequest,
+	pairLocally,
+	type Target,
+} from "../apps/server/src/testing/machines";
 import { signInLocally } from "../apps/server/src/testing/sign-in";
 import { GitHubServer } from "../test/reliability/support/github-server";
 import { freePort, startServerProcess } from "../test/reliability/support/server-process";
@@ -191,14 +196,7 @@ async function localWorld(store: StoreKind): Promise<World> {
 			if (res.status !== 201) throw new Error(`creating a document answered ${res.status}`);
 			return ((await res.json()) as { document: { id: string } }).document.id;
 		},
-		async plannerToken(document) {
-			const res = await cliRequest(target, "POST", "/api/connector/planner", {
-				credential,
-				body: { document },
-			});
-			if (res.status !== 200) throw new Error(`a Planner credential answered ${res.status}`);
-			return ((await res.json()) as { token: string }).token;
-		},
+		plannerToken: (document) => issuePlannerToken(target, credential, document),
 		say: (document, body) => page("POST", `/api/documents/${document}/messages`, { body }),
 		async plannerState(document) {
 			const res = await page("GET", `/api/documents/${document}/planner`);

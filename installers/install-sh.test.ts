@@ -40,8 +40,7 @@ afterAll(async () => {
 const dirs: string[] = [];
 afterEach(() => {
 	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-	releases.requests.length = 0;
-	releases.files.clear();
+	releases.reset();
 });
 function tempDir(): string {
 	const dir = mkdtempSync(join(tmpdir(), "chopin-install-sh-"));

@@ -11,6 +11,8 @@ export interface ReleaseServer extends AsyncDisposable {
 	readonly requests: string[];
 	/** Files served by name instead of the directory's (or besides them): SHA256SUMS tampered with, a signature. */
 	readonly files: Map<string, string>;
+	/** Between tests: the request log emptied and no file served instead of the directory's. */
+	reset(): void;
 	close(): Promise<void>;
 }
 
@@ -47,6 +49,10 @@ export function startReleaseServer(dir: string, version: string): ReleaseServer 
 		downloadUrl: `${origin}/releases/download/v{version}`,
 		requests,
 		files,
+		reset: () => {
+			requests.length = 0;
+			files.clear();
+		},
 		close,
 		[Symbol.asyncDispose]: close,
 	};

@@ -7,8 +7,8 @@ import { wording } from "./agent/wording";
 import { runnableKinds } from "./store/testing";
 import { connectAgentSocket, openAgentSocket } from "./testing/agent-socket";
 import {
-	cliRequest,
 	hello,
+	issuePlannerToken,
 	LOCAL_ENV,
 	type MachineClient,
 	openMachineSocket,
@@ -62,13 +62,8 @@ async function setup(
 	return { server, target, jar, ...paired, documentId: document.id };
 }
 
-async function plannerToken(s: Setup, documentId = s.documentId): Promise<string> {
-	const res = await cliRequest(s.target, "POST", "/api/connector/planner", {
-		credential: s.credential,
-		body: { document: documentId },
-	});
-	expect(res.status).toBe(200);
-	return ((await res.json()) as { token: string }).token;
+function plannerToken(s: Setup, documentId = s.documentId): Promise<string> {
+	return issuePlannerToken(s.target, s.credential, documentId);
 }
 
 async function attach(s: Setup, token: string, documentId = s.documentId, features?: string) {

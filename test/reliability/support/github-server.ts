@@ -9,7 +9,7 @@ import type { Subprocess } from "bun";
 import { openStore, type Store, type StoreKind } from "../../../apps/server/src/store/store";
 import { createTestDatabase, type TestDatabase } from "../../../apps/server/src/store/testing";
 import {
-	cliRequest,
+	issuePlannerToken,
 	pageRequest,
 	pairWithGitHub,
 	type Target,
@@ -126,13 +126,8 @@ export class GitHubServer {
 	}
 
 	/** A Planner credential (chopin_p_) for the document, from the paired machine. */
-	async plannerToken(document: string): Promise<string> {
-		const res = await cliRequest(this.target, "POST", "/api/connector/planner", {
-			credential: this.machineCredential,
-			body: { document },
-		});
-		if (res.status !== 200) throw new Error(`a Planner credential answered ${res.status}`);
-		return ((await res.json()) as { token: string }).token;
+	plannerToken(document: string): Promise<string> {
+		return issuePlannerToken(this.target, this.machineCredential, document);
 	}
 
 	/** A Chat message as octocat (a `@chopin` one is a turn). */

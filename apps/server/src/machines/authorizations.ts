@@ -34,6 +34,13 @@ export const joinedAuthorizationSchema = z.object({
 	a_refresh_expires_at: z.number().nullable(),
 });
 
+/** The columns joinedAuthorizationSchema reads, from machine_authorizations joined under the alias `a`. */
+export function joinedAuthorizationColumns(db: Db) {
+	return db.sql`a.kind AS a_kind, a.login AS a_login, a.github_id AS a_github_id,
+		a.access_token_enc AS a_access_token_enc, a.refresh_token_enc AS a_refresh_token_enc,
+		a.expires_at AS a_expires_at, a.refresh_expires_at AS a_refresh_expires_at`;
+}
+
 /** The stored authorization a joined row holds, or undefined when the machine has none. */
 export function joinedAuthorization(
 	row: z.infer<typeof joinedAuthorizationSchema>,

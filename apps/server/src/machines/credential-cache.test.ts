@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { runnableKinds } from "../store/testing";
 import { openAgentSocket } from "../testing/agent-socket";
-import { cliRequest, LOCAL_ENV, pageRequest, pairedLocally } from "../testing/machines";
+import { cliRequest, issuePlannerToken, LOCAL_ENV, pageRequest, pairedLocally } from "../testing/machines";
 import { startTestServer, type TestServer } from "../testing/server";
 import { CredentialCache } from "./credential-cache";
 import { credentialDigest } from "./credentials";
@@ -130,14 +130,7 @@ async function setup(kind: "sqlite" | "postgres") {
 			server.context.domain.documents.create({ repository: "octo/score", title, createdBy: "ana" }),
 		),
 	);
-	const planner = async (documentId: string) => {
-		const res = await cliRequest(target, "POST", "/api/connector/planner", {
-			credential: paired.credential,
-			body: { document: documentId },
-		});
-		expect(res.status).toBe(200);
-		return ((await res.json()) as { token: string }).token;
-	};
+	const planner = (documentId: string) => issuePlannerToken(target, paired.credential, documentId);
 	/** The upgrade's status: 101 (the socket closed at once) or the refusal's. */
 	const upgrade = async (token: string) => {
 		const answer = await openAgentSocket({ url: server.url, token });

@@ -7,7 +7,7 @@ import { ManualClock } from "@chopin/agent-link/clock";
 import { isIdentityError } from "../auth/errors";
 import type { Store } from "../store/store";
 import { runnableKinds } from "../store/testing";
-import { cliRequest, LOCAL_ENV, pairedLocally } from "../testing/machines";
+import { issuePlannerToken, LOCAL_ENV, pairedLocally } from "../testing/machines";
 import { startTestServer, type TestServer } from "../testing/server";
 import { MachineAuthorizations } from "./authorizations";
 import { ContactWrites } from "./contact-writes";
@@ -59,12 +59,7 @@ async function setup(kind: "sqlite" | "postgres") {
 		title: "Plan",
 		createdBy: "ana",
 	});
-	const res = await cliRequest(target, "POST", "/api/connector/planner", {
-		credential: paired.credential,
-		body: { document: document.id },
-	});
-	expect(res.status).toBe(200);
-	const { token } = (await res.json()) as { token: string };
+	const token = await issuePlannerToken(target, paired.credential, document.id);
 	const { context } = server;
 	const store = counting(context.store);
 	const authorizations = new MachineAuthorizations({

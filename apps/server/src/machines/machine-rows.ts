@@ -16,7 +16,7 @@ import { z } from "zod";
 import type { StoredAuthorization } from "../auth/authorization";
 import { dbBoolean, dbJson } from "../store/codecs";
 import type { Db } from "../store/store";
-import { joinedAuthorization, joinedAuthorizationSchema } from "./authorizations";
+import { joinedAuthorization, joinedAuthorizationColumns, joinedAuthorizationSchema } from "./authorizations";
 
 const machineRowSchema = z.object({
 	id: z.string(),
@@ -159,10 +159,7 @@ export async function findByDigest(
 	digest: string,
 ): Promise<{ row: CredentialRow; authorization: StoredAuthorization | undefined } | undefined> {
 	const found = await db.one(
-		db.sql`SELECT m.id, m.owner, m.credential_digest, m.revoked_at, m.reauthorize,
-			a.kind AS a_kind, a.login AS a_login, a.github_id AS a_github_id, a.access_token_enc AS a_access_token_enc,
-			a.refresh_token_enc AS a_refresh_token_enc, a.expires_at AS a_expires_at,
-			a.refresh_expires_at AS a_refresh_expires_at
+		db.sql`SELECT m.id, m.owner, m.credential_digest, m.revoked_at, m.reauthorize, ${joinedAuthorizationColumns(db)}
 			FROM machines m LEFT JOIN machine_authorizations a ON a.machine_id = m.id
 			WHERE m.credential_digest = ${digest}`,
 		credentialWithAuthorizationSchema,

@@ -4,7 +4,7 @@ import { z } from "zod";
 import type { StoredAuthorization } from "../auth/authorization";
 import { dbBoolean } from "../store/codecs";
 import type { Store } from "../store/store";
-import { joinedAuthorization, joinedAuthorizationSchema } from "./authorizations";
+import { joinedAuthorization, joinedAuthorizationColumns, joinedAuthorizationSchema } from "./authorizations";
 import type { CredentialCache } from "./credential-cache";
 import { credentialDigest, isPlannerCredential, newPlannerCredential, sameDigest } from "./credentials";
 
@@ -83,9 +83,7 @@ export class PlannerCredentials {
 			// Every join is on a primary key (planner_credentials.digest, machines.id, machine_authorizations.machine_id).
 			const row = await store.one(
 				store.sql`SELECT c.digest, c.machine_id, c.document_id, c.expires_at, m.owner, m.revoked_at, m.reauthorize,
-					a.kind AS a_kind, a.login AS a_login, a.github_id AS a_github_id, a.access_token_enc AS a_access_token_enc,
-					a.refresh_token_enc AS a_refresh_token_enc, a.expires_at AS a_expires_at,
-					a.refresh_expires_at AS a_refresh_expires_at
+					${joinedAuthorizationColumns(store)}
 					FROM planner_credentials c JOIN machines m ON m.id = c.machine_id
 					LEFT JOIN machine_authorizations a ON a.machine_id = c.machine_id
 					WHERE c.digest = ${digest} AND c.expires_at > ${clock.now()}`,

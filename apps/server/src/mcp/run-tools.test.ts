@@ -16,7 +16,7 @@ import {
 	startRun,
 	sync,
 } from "../testing/builds";
-import { cliRequest } from "../testing/machines";
+import { issuePlannerToken } from "../testing/machines";
 import { connectMcp, type McpTestClient, postMcp } from "../testing/mcp";
 
 let clock: ManualClock;
@@ -212,11 +212,7 @@ describe("invoke_planner with a run's credential", () => {
 		s = await setupBuilds(clock, { env: { LOCAL_PLANNER_CREDENTIALS: "on" } });
 		const { id, mcp } = await claimedRun(s);
 		// The document's Planner, attached by ana's machine with its Planner credential.
-		const issued = await cliRequest(s.target, "POST", "/api/connector/planner", {
-			credential: s.credential,
-			body: { document: s.documentId },
-		});
-		const { token } = (await issued.json()) as { token: string };
+		const token = await issuePlannerToken(s.target, s.credential, s.documentId);
 		const planner = await connectAgentSocket({ url: s.server.url, token });
 		closers.push(() => planner.terminate());
 		planner.send({ type: "attach", version: 1, document: s.documentId });

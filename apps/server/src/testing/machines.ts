@@ -113,6 +113,17 @@ export function serverTarget(server: { url: string; context: { config: { publicU
 	};
 }
 
+/** A Planner credential (chopin_p_) for the document, asked for as the CLI does; throws unless one is issued. */
+export async function issuePlannerToken(
+	target: Target,
+	credential: string,
+	document: string,
+): Promise<string> {
+	const res = await cliRequest(target, "POST", "/api/connector/planner", { credential, body: { document } });
+	if (res.status !== 200) throw new Error(`a Planner credential answered ${res.status}: ${await res.text()}`);
+	return ((await res.json()) as { token: string }).token;
+}
+
 /** Where most machine tests start (AUTH_MODE=local): `login` signed in and a machine of theirs paired. */
 export async function pairedLocally(
 	server: Parameters<typeof serverTarget>[0],
