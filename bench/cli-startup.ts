@@ -25,10 +25,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { makeCliHome, pairHome, startMachineServer } from "../apps/cli/src/testing/machine-server";
+import { startMachineServer } from "../apps/cli/src/testing/machine-server";
 import { COMPILE_FLAGS, compileTarget, ROOT } from "../scripts/build-cli";
 import { hostTarget } from "../scripts/release/targets";
 import { npmInstalls } from "./npm-installs";
+import { type PairedDaemon, startPairedDaemons, stopPairedDaemons } from "./paired-daemons";
 
 const TARGET_RATIO = 1.3;
 
@@ -80,14 +81,9 @@ for (const name of ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "CHOPIN_STATE_DIR", "CHO
 
 // Paired with a real local server, its daemon (the compiled binary) running and connected.
 const machines = await startMachineServer({ env: { LOG_LEVEL: "warn" } });
-const home = await makeCliHome({ CHOPIN_LOG_LEVEL: "info" });
-await pairHome(machines, home);
-const daemon = Bun.spawn([chopin, "run"], {
-	env: home.env,
-	stdin: "ignore",
-	stdout: "ignore",
-	stderr: "ignore",
-});
+const daemons: PairedDaemon[] = [];
+await startPairedDaemons(machines, [chopin], daemons);
+const home = daemons[0]!;
 
 const npm = await npmInstalls(chopin, target);
 
@@ -243,10 +239,8 @@ try {
 		`paired, a one-file status is ${(pairedFloor / base.median).toFixed(2)}x bun -e 0 (the daemon's answer included); chopin's spends ${(paired - pairedFloor).toFixed(1)}ms above it`,
 	);
 } finally {
-	daemon.kill("SIGTERM");
-	await daemon.exited;
+	await stopPairedDaemons(daemons);
 	await machines.server.close();
-	rmSync(home.root, { recursive: true, force: true });
 	rmSync(state, { recursive: true, force: true });
 	npm?.remove();
 }
