@@ -274,6 +274,18 @@ describe("a machine's disconnected Planner (spec: Resuming after a dropped link)
 		expect(await back.expect("resumed")).toEqual({ type: "resumed", sessions: [] });
 	});
 
+	test("the owner's browser bearer attaching over it ends it for good: that client does not resume it", async () => {
+		const accounts = JSON.parse(LOCAL_ENV.LOCAL_ACCOUNTS!);
+		accounts.users[0].token = "ana-browser-bearer-0123456789";
+		const s = await setup("sqlite", { LOCAL_ACCOUNTS: JSON.stringify(accounts) });
+		// Without the feature: ended at its attach.
+		const { withdrawn } = await disconnectedOn(s);
+		const browser = await attach(s, "ana-browser-bearer-0123456789");
+		await browser.expect("attached");
+		expect(await withdrawn()).toBe(true);
+		expect(s.server.context.planner.status(s.documentId)).toEqual({ state: "attached", login: "ana" });
+	});
+
 	test("the machine's unused period ends nothing: past 30 minutes the document stays with it, and it resumes", async () => {
 		const s = await setup("sqlite", {
 			AGENT_CONNECTION_TIMEOUT_MS: "3600000",

@@ -1,7 +1,7 @@
 // Spec "Resuming after a dropped link", What still ends it for good, for a Planner already disconnected (its
 // resumable link dropped with a question open and a live run): the owner's sign-out or its expiry, archiving or
 // deleting the document each withdraw the question, show the run stopped, release the document, and leave
-// nothing for a later resume. (A reset, a detach, a Stop that withdraws the last question and an attach that
+// nothing for a later resume; no time passing does. (A reset, a detach, a Stop that withdraws the last question and an attach that
 // does not resume are in resume.test.ts; a revoked machine in machine-planners.test.ts.)
 import { afterEach, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { AgentFixture } from "../testing/agent-fixture";
@@ -65,8 +65,25 @@ async function disconnected(env: Record<string, string> = {}) {
 		back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
 		expect(await back.expect("resumed")).toEqual({ type: "resumed", sessions: [] });
 	};
-	return { f: fx, doc, ended, resumesNothing };
+	/** The same client resumes its session and question. */
+	const resumes = async () => {
+		const { socket: back } = await fx.attach("alice", doc.id, RESUMABLE);
+		back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+		expect(await back.expect("resumed")).toEqual({
+			type: "resumed",
+			sessions: [{ session, requests: ["q1"] }],
+		});
+	};
+	return { f: fx, doc, ended, resumesNothing, resumes };
 }
+
+test("nothing times it out: a day later it is still disconnected, its question open, and it resumes", async () => {
+	const { f, doc, resumes } = await disconnected();
+	await f.clock.advance(24 * 60 * 60_000);
+	expect(f.ctx.planner.status(doc.id)).toEqual({ state: "disconnected", login: "alice" });
+	expect((await f.ctx.domain.decisions.findByRequest(doc.id, "q1"))?.status).toBe("open");
+	await resumes();
+});
 
 describe("what ends a disconnected Planner for good", () => {
 	test("the owner's browser sign-out", async () => {
