@@ -3,7 +3,9 @@
 // the link is noticed dead within its (shortened) timeout and reattaches. Counted where they arrive: a Stop of a run
 // reaches the daemon exactly once; the Planner link resumes (resumable-sessions), so an answer given around the
 // fault settles its question exactly once and a Stop is held and arrives after resumed; a Chat turn sent into a
-// dying link never arrives twice, and one that does not arrive fails or is refused visibly.
+// dying link never arrives twice, and one that does not arrive fails or is refused visibly. Issue 17's drop test
+// pauses the Planner link, lets the server drop it as unresponsive, then cuts it: after resumed the held Stop comes
+// first, then the kept answer, each once.
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import {
 	type CliProcess,
@@ -73,6 +75,45 @@ function linkClosures(from: number): Record<string, unknown>[] {
 }
 
 /**
+ * A document whose Planner (the reference client, through its own proxy) holds a session with a live run and an
+ * open Decision ("Ship it?"), its turn over: what each fault is injected around.
+ */
+async function plannerAtWork(title: string) {
+	const ctx = server.context;
+	const doc = await ctx.domain.documents.create({
+		repository: "acme/app",
+		title,
+		source: "# Plan\n",
+		createdBy: "alice",
+	});
+	const proxy = await TcpProxy.start({ host: "127.0.0.1", port: server.port });
+	open.push(proxy);
+	let asked: Promise<{ status: string; value?: unknown; local?: true }> | undefined;
+	const planner: PlannerLink = await attachPlanner({
+		url: proxy.url,
+		token: ALICE,
+		document: doc.id,
+		onTurn: (session, prompt) => {
+			if (!prompt.includes("plan it")) return;
+			// The session holds a live run, so a Stop pauses it rather than withdrawing the question.
+			session.reportRuns({ active: ["run-1"], paused: [], cards: [{ ...fullCard, ended: undefined }] });
+			asked = session.ask({ method: "confirm", title: "Ship it?", message: "" });
+		},
+	});
+	open.push(planner);
+	expect(
+		await ctx.planner.handleMessage({ documentId: doc.id, author: "bob", body: "@chopin plan it" }),
+	).toMatchObject({ status: "sent", turn: true });
+	const decision = await eventually("the Decision", async () => {
+		const [d] = await ctx.domain.decisions.list(doc.id);
+		return d;
+	});
+	await eventually("the turn over", () => ctx.planner.status(doc.id).state === "attached");
+	const request = planner.sessions[0]!.waiting[0]!;
+	return { doc, proxy, planner, decision, request, asked: () => asked! };
+}
+
+/**
  * What reaches the Planner of what was sent around each fault. The link resumes, so the answer always settles
  * its question, once (a result written into a held link may arrive twice on the wire; the client settles it once
  * and acknowledges both). A Stop is held for the resume and sent first after resumed; one written into a held
@@ -93,39 +134,7 @@ describe("the Planner link (reference client) through a proxy", () => {
 			`${fault}: noticed within the timeout and resumed; the answer settles once, the held Stop arrives, no turn twice`,
 			counts.guard(async () => {
 				const ctx = server.context;
-				const doc = await ctx.domain.documents.create({
-					repository: "acme/app",
-					title: `Faults ${fault}`,
-					source: "# Plan\n",
-					createdBy: "alice",
-				});
-				const proxy = await TcpProxy.start({ host: "127.0.0.1", port: server.port });
-				open.push(proxy);
-				let asked: Promise<{ status: string; value?: unknown; local?: true }> | undefined;
-				const planner: PlannerLink = await attachPlanner({
-					url: proxy.url,
-					token: ALICE,
-					document: doc.id,
-					onTurn: (session, prompt) => {
-						if (!prompt.includes("plan it")) return;
-						// The session holds a live run, so a Stop pauses it rather than withdrawing the question.
-						session.reportRuns({ active: ["run-1"], paused: [], cards: [{ ...fullCard, ended: undefined }] });
-						asked = session.ask({ method: "confirm", title: "Ship it?", message: "" });
-					},
-				});
-				open.push(planner);
-
-				// A session with a live run and an open Decision.
-				expect(
-					await ctx.planner.handleMessage({ documentId: doc.id, author: "bob", body: "@chopin plan it" }),
-				).toMatchObject({ status: "sent", turn: true });
-				const decision = await eventually("the Decision", async () => {
-					const [d] = await ctx.domain.decisions.list(doc.id);
-					return d;
-				});
-				await eventually("the turn over", () => ctx.planner.status(doc.id).state === "attached");
-				const [session] = planner.sessions;
-				const request = session!.waiting[0]!;
+				const { doc, proxy, planner, decision, request, asked } = await plannerAtWork(`Faults ${fault}`);
 				const logged = server.logs.length;
 
 				inject(proxy, fault);
@@ -171,7 +180,7 @@ describe("the Planner link (reference client) through a proxy", () => {
 					await eventually("reattached", () => planner.attaches > 1);
 					counts.add("reattachments", planner.attaches - 1);
 				}
-				expect(await asked!).toMatchObject({ status: "answered", value: true });
+				expect(await asked()).toMatchObject({ status: "answered", value: true });
 				await eventually("the Stop at the Planner", () => planner.stops.length > 0);
 
 				// Once the link is settled, a turn sent now arrives once too.
@@ -189,7 +198,7 @@ describe("the Planner link (reference client) through a proxy", () => {
 				if (fault !== "delay") {
 					const last = planner.received.map((m) => m.type).lastIndexOf("resumed");
 					expect(last).toBeGreaterThan(-1);
-					if (fault === "drop" || fault === "cut") expect(planner.received[last + 1]?.type).toBe("stop");
+					expect(planner.received[last + 1]?.type).toBe("stop");
 				}
 				const [fewest, most] = expected.stops;
 				expect(planner.count("stop")).toBeGreaterThanOrEqual(fewest);
@@ -212,6 +221,80 @@ describe("the Planner link (reference client) through a proxy", () => {
 			30_000,
 		);
 	}
+});
+
+/**
+ * Issue 17's drop test: traffic paused (the proxy holds bytes both ways, both sockets open), an answer and a Stop
+ * written into the paused link, the server dropping it as unresponsive, then the proxy cutting the connection, so
+ * what was held is lost on the wire and the client learns of the drop only from the cut. The client resumes; the
+ * server sends the Stop it holds first after resumed, then the answer it kept, each once.
+ */
+describe("the Planner link paused, then cut", () => {
+	test(
+		"noticed within the timeout while paused; after the cut the client resumes, the held Stop comes first, the answer once and acknowledged",
+		counts.guard(async () => {
+			const ctx = server.context;
+			const { doc, proxy, planner, decision, request, asked } = await plannerAtWork("Paused then cut");
+			const logged = server.logs.length;
+			const before = planner.received.length;
+
+			counts.fault();
+			proxy.blackhole();
+			// Written into the paused link, which the server still counts as live.
+			await ctx.domain.decisions.answer(decision.id, { answer: { kind: "confirm", yes: true }, by: "bob" });
+			expect(ctx.planner.control(doc.id, "stop", "bob")).toEqual({ sent: 1 });
+			expect(await noticed(logged)).toMatchObject({ code: 1001, reason: "unresponsive" });
+			// Its work is kept for the client: the run and the unacknowledged answer.
+			await eventually("the Planner disconnected", () => ctx.planner.status(doc.id).state === "disconnected");
+			// Nothing the server wrote since the pause reached the client, and the client has not noticed anything.
+			expect(planner.received.length).toBe(before);
+			expect(planner.attaches).toBe(1);
+
+			counts.fault();
+			proxy.cut();
+			proxy.restore();
+			await eventually("resumed", () => planner.count("resumed") > 0);
+			counts.add("reattachments", planner.attaches - 1);
+			// The first link saw no close frame (the server's 1001 was held, then cut): the cut told the client.
+			expect(planner.closes[0]).toMatchObject({ code: 1006 });
+			expect(await asked()).toMatchObject({ status: "answered", value: true });
+			await eventually("the Stop at the Planner", () => planner.stops.length > 0);
+
+			// Once the link is settled, a turn arrives once, after every earlier frame.
+			await eventually("the link idle", () => ctx.planner.status(doc.id).state === "attached");
+			expect(
+				await ctx.planner.handleMessage({ documentId: doc.id, author: "bob", body: "@chopin after" }),
+			).toMatchObject({ status: "sent" });
+			await eventually("the turn after", () => planner.turns.some((p) => p.includes("after")));
+
+			const since = planner.received.slice(before);
+			const resumedAt = since.findIndex((m) => m.type === "resumed");
+			expect(since[resumedAt]).toMatchObject({
+				sessions: [{ session: planner.sessions[0]!.id, requests: [request] }],
+			});
+			// After resumed: the held Stop first, then the answer sent again.
+			expect(since[resumedAt + 1]).toMatchObject({ type: "stop", session: planner.sessions[0]!.id });
+			expect(since[resumedAt + 2]).toMatchObject({ type: "input-result", request });
+			// Each once, and the answer acknowledged once.
+			expect(planner.count("input-result", (m) => m.request === request)).toBe(1);
+			expect(planner.sent.filter((m) => m.type === "input-received" && m.request === request)).toHaveLength(
+				1,
+			);
+			expect(planner.count("stop")).toBe(1);
+			expect(planner.stops).toHaveLength(1);
+			expect(planner.count("resumed")).toBe(1);
+			expect(planner.attaches).toBe(2);
+			expect(planner.count("attached")).toBe(2);
+			// Nothing else twice: no server message but attached (one per link) repeats, whichever socket carried it.
+			const seen = planner.received.filter((m) => m.type !== "attached").map((m) => JSON.stringify(m));
+			expect(seen.filter((m, i) => seen.indexOf(m) !== i)).toEqual([]);
+			expect(planner.turns.filter((p) => p.includes("plan it"))).toHaveLength(1);
+			expect(planner.turns.filter((p) => p.includes("after"))).toHaveLength(1);
+			expect(planner.ended).toBeUndefined();
+			counts.add("messages counted at the Planner", planner.received.length);
+		}),
+		30_000,
+	);
 });
 
 /** The server's log line for the first agent link that closed since index from, once it is there. */

@@ -132,6 +132,8 @@ for (const store of runnableKinds()) {
 				expect(a.planner.count("restarting")).toBe(1);
 				expect(a.planner.closes[0]).toMatchObject({ code: 1012 });
 				expect(a.planner.closes[0]!.resume).toBeDefined();
+				// The old process wrote the document's one hold row at its cut.
+				expect(await world.holdRows(a.document)).toBe(1);
 				await world.startProcess();
 				// The next process rebuilt the hold in its window: shown attached, the Decision still open.
 				expect(await world.plannerState(a.document)).toBe("attached");
@@ -234,6 +236,8 @@ for (const store of runnableKinds()) {
 				counts.fault();
 				await eventually("the link closed", () => a.planner.closes.length > 0);
 				expect(a.planner.closes[0]!.resume).toBeDefined();
+				// A crash writes nothing: the live link's hold was never stored.
+				expect(await world.holdRows(a.document)).toBe(0);
 				await world.startProcess();
 				// No hold survived: the resume keeps nothing and the question settles cancelled on the client.
 				a.letBack();

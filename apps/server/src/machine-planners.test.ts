@@ -218,6 +218,99 @@ describe("a machine's Planner credential", () => {
 	});
 });
 
+/** A resumable link of the machine's Planner asked q1 in a turn, then dropped: the Planner is disconnected. */
+async function disconnectedOn(s: Setup) {
+	const planner = s.server.context.planner;
+	const decisions = s.server.context.domain.decisions;
+	const socket = await attach(s, await plannerToken(s), s.documentId, "resumable-sessions");
+	await socket.expect("attached");
+	const asked = planner.handleMessage({ documentId: s.documentId, author: "ana", body: "@chopin ask" });
+	const start = await socket.expect("start");
+	socket.send({ type: "started", session: start.session });
+	const turn = await socket.expect("turn");
+	await asked;
+	const input = { method: "confirm", title: "Ship it?", message: "" };
+	socket.send({ type: "input-request", request: "q1", session: start.session, input });
+	socket.send({ type: "turn-end", session: start.session, turn: turn.turn, status: "finished" });
+	for (let i = 0; i < 2000 && !(await decisions.findByRequest(s.documentId, "q1")); i++) await Bun.sleep(5);
+	socket.terminate();
+	for (let i = 0; i < 2000 && planner.status(s.documentId).state !== "disconnected"; i++) await Bun.sleep(5);
+	expect(planner.status(s.documentId)).toEqual({ state: "disconnected", login: "ana" });
+	const withdrawn = async () => {
+		for (let i = 0; i < 2000; i++) {
+			if ((await decisions.findByRequest(s.documentId, "q1"))?.settledReason === "withdrawn") return true;
+			await Bun.sleep(5);
+		}
+		return false;
+	};
+	return { session: start.session, withdrawn };
+}
+
+describe("a machine's disconnected Planner (spec: Resuming after a dropped link)", () => {
+	test("revoking the machine ends it for good: the question is withdrawn and nothing resumes", async () => {
+		const s = await setup();
+		const { withdrawn } = await disconnectedOn(s);
+		const res = await pageRequest(s.target, s.jar, "DELETE", `/api/machines/${s.machineId}`);
+		expect(res.status).toBeLessThan(300);
+		expect(await withdrawn()).toBe(true);
+		expect(s.server.context.planner.status(s.documentId)).toEqual({ state: "unattached" });
+	});
+
+	test("the owner choosing another machine for the document ends it for good", async () => {
+		const s = await setup();
+		await machineOnline(s);
+		expect((await s.server.context.machines.requestPlanner(s.documentId, { by: "ana" })).status).toBe(
+			"assigned",
+		);
+		const { session, withdrawn } = await disconnectedOn(s);
+		const desktop = await pairLocally(s.target, s.jar, { label: "ana's desktop" });
+		await s.server.context.machines.usage.setOverride("ana", s.documentId, desktop.machineId);
+		expect(await withdrawn()).toBe(true);
+		expect(s.server.context.planner.status(s.documentId)).toEqual({ state: "unattached" });
+		// The first machine's credential for the document resumes nothing.
+		const back = await attach(s, await plannerToken(s), s.documentId, "resumable-sessions");
+		await back.expect("attached");
+		back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+		expect(await back.expect("resumed")).toEqual({ type: "resumed", sessions: [] });
+	});
+
+	test("the owner's browser bearer attaching over it ends it for good: that client does not resume it", async () => {
+		const accounts = JSON.parse(LOCAL_ENV.LOCAL_ACCOUNTS!);
+		accounts.users[0].token = "ana-browser-bearer-0123456789";
+		const s = await setup("sqlite", { LOCAL_ACCOUNTS: JSON.stringify(accounts) });
+		// Without the feature: ended at its attach.
+		const { withdrawn } = await disconnectedOn(s);
+		const browser = await attach(s, "ana-browser-bearer-0123456789");
+		await browser.expect("attached");
+		expect(await withdrawn()).toBe(true);
+		expect(s.server.context.planner.status(s.documentId)).toEqual({ state: "attached", login: "ana" });
+	});
+
+	test("the machine's unused period ends nothing: past 30 minutes the document stays with it, and it resumes", async () => {
+		const s = await setup("sqlite", {
+			AGENT_CONNECTION_TIMEOUT_MS: "3600000",
+			AGENT_CONNECTION_MAX_SILENCE_MS: "3600000",
+		});
+		await machineOnline(s);
+		expect((await s.server.context.machines.requestPlanner(s.documentId, { by: "ana" })).status).toBe(
+			"assigned",
+		);
+		const { session } = await disconnectedOn(s);
+		const logged = s.server.logs.length;
+		clock.advance(31 * 60_000);
+		await s.server.context.machines.sweep();
+		expect(s.server.logs.slice(logged).filter((line) => line.msg === "planner withdrawn")).toEqual([]);
+		expect(s.server.context.planner.status(s.documentId)).toEqual({ state: "disconnected", login: "ana" });
+		const back = await attach(s, await plannerToken(s), s.documentId, "resumable-sessions");
+		await back.expect("attached");
+		back.send({ type: "resume", sessions: [{ session, requests: ["q1"] }] });
+		expect(await back.expect("resumed")).toEqual({
+			type: "resumed",
+			sessions: [{ session, requests: ["q1"] }],
+		});
+	});
+});
+
 describe("an @chopin message with no attached Planner", () => {
 	const send = (s: Setup, body: string) =>
 		pageRequest(s.target, s.jar, "POST", `/api/documents/${s.documentId}/messages`, { body });

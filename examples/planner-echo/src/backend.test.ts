@@ -1,6 +1,6 @@
 // The backend's resumable side, in-process on a ManualClock against the contract suite's scripted
-// /api/v1/agent endpoint: the real server grants no resumable-sessions yet, so this is where the
-// example's resume, its restart rule and its token file re-reads are shown at the wire.
+// /api/v1/agent endpoint, where the clock is the test's: the example's resume, its restart rule's timing and
+// its token file re-reads are shown at the wire.
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { readFile } from "node:fs/promises";

@@ -1,6 +1,7 @@
 // The Planner side for the reliability suite: the package's reference client attached to a document through a
 // TcpProxy, reattaching after every drop (reconnectAgent on a fast backoff; with resume when the server granted
-// resumable-sessions), counting every server message that reached it, whatever socket carried it.
+// resumable-sessions), counting every server message that reached it and every message it sent, whatever socket
+// carried it.
 import { Backoff } from "../../../packages/agent-link/src/backoff";
 import {
 	type AgentLink,
@@ -18,6 +19,8 @@ export type Received = { type: string } & Record<string, unknown>;
 export interface PlannerLink {
 	/** Every server message received, on every socket, in order. */
 	readonly received: Received[];
+	/** Every message the client wrote, on every socket, in order (one written into a dead socket too). */
+	readonly sent: Received[];
 	/** Turn prompts the backend was handed. */
 	readonly turns: string[];
 	/** Stops the backend was handed (session, run). */
@@ -55,6 +58,7 @@ export async function attachPlanner(options: {
 	beforeReconnect?: (closed: LinkClosed) => Promise<void>;
 }): Promise<PlannerLink> {
 	const received: Received[] = [];
+	const sent: Received[] = [];
 	const turns: string[] = [];
 	const stops: { session: string; run?: string }[] = [];
 	const sessions: Session[] = [];
@@ -68,6 +72,11 @@ export async function attachPlanner(options: {
 			this.addEventListener("message", (event) => {
 				if (typeof event.data === "string") received.push(JSON.parse(event.data) as Received);
 			});
+		}
+
+		override send(data: string | ArrayBufferLike | ArrayBufferView | Blob): void {
+			if (typeof data === "string") sent.push(JSON.parse(data) as Received);
+			super.send(data as never);
 		}
 	}
 	let closing = false;
@@ -134,6 +143,7 @@ export async function attachPlanner(options: {
 	})();
 	return {
 		received,
+		sent,
 		turns,
 		stops,
 		sessions,

@@ -85,6 +85,19 @@ for (const store of runnableKinds()) {
 				body: "@chopin hi",
 			});
 			expect(sent).toMatchObject({ status: "refused", message: wording.stillConnectingHandover(login) });
+			// invoke_planner is refused the same way.
+			const invoked = await f.ctx.planner.invoke({
+				documentId: doc.id,
+				by: login,
+				asker: "a coding agent",
+				system: false,
+				message: "Summarise the plan.",
+			});
+			expect(invoked).toEqual({
+				status: "refused",
+				code: "planner-not-attached",
+				message: wording.stillConnectingHandover(login),
+			});
 			// A member answers before the client is back.
 			await answer();
 			const back = await resumeSignedIn();

@@ -119,6 +119,32 @@ describe("with resumable-sessions", () => {
 		expect(f.ctx.planner.using(doc.id)).toBe(true);
 	});
 
+	test("a session whose only work is a paused run is kept too, its card paused and disconnected", async () => {
+		f = await AgentFixture.start();
+		const fx = f;
+		const doc = await fx.createDocument();
+		await fx.signIn("alice");
+		const { socket } = await fx.attach("alice", doc.id, RESUMABLE);
+		const turn = await fx.chatTurn(socket, doc.id, "bob");
+		const { session } = turn;
+		socket.send({ type: "runs", session, active: [], paused: ["r1"], cards: [card("r1", "paused")] });
+		socket.send({ type: "turn-end", session, turn: turn.turn, status: "finished" });
+		await fx.until(async () => (await fx.ctx.domain.runs.list(doc.id)).length === 1, "the card");
+		socket.terminate();
+		await fx.until(() => fx.ctx.planner.status(doc.id).state === "disconnected", "kept, disconnected");
+		await fx.until(
+			async () => (await fx.ctx.domain.runs.list(doc.id))[0]?.disconnected === true,
+			"the badge",
+		);
+		expect((await fx.ctx.domain.runs.list(doc.id))[0]).toMatchObject({ displayStatus: "paused" });
+		const second = await reattach(fx, doc.id);
+		second.send({ type: "resume", sessions: [{ session, requests: [] }] });
+		expect(await second.expect("resumed")).toEqual({
+			type: "resumed",
+			sessions: [{ session, requests: [] }],
+		});
+	});
+
 	test("an answer given while the link is down is delivered once after resumed, and kept until acknowledged", async () => {
 		const { f, doc, socket, session, answer, drop } = await asking();
 		await drop(socket);

@@ -111,6 +111,29 @@ describe("with retry-turn", () => {
 		await expect(f.ctx.domain.chat.get(reply.id)).rejects.toMatchObject({ code: "message-not-found" });
 	});
 
+	test("a turn no person's message began (invoke_planner) names no message, even with the feature", async () => {
+		const { f, socket, documentId } = await failedReply("retry-turn");
+		const invoked = f.ctx.planner.invoke({
+			documentId,
+			by: "alice",
+			asker: "@alice's coding agent",
+			system: false,
+			message: "Summarise the plan.",
+		});
+		const turn = await nextTurn(socket);
+		expect(turn.prompt).toContain("Summarise the plan.");
+		expect("message" in turn).toBe(false);
+		expect("retry" in turn).toBe(false);
+		socket.send({
+			type: "part",
+			session: turn.session,
+			turn: turn.turn,
+			part: { type: "text-delta", id: "t", delta: "A summary" },
+		});
+		socket.send({ type: "turn-end", session: turn.session, turn: turn.turn, status: "finished" });
+		expect(await invoked).toMatchObject({ status: "replied" });
+	});
+
 	test("only the person who sent the message may retry; a reply that did not fail cannot be", async () => {
 		const { f, retry, reply, documentId } = await failedReply("retry-turn");
 		const alice = await f.signIn("alice");
