@@ -75,6 +75,34 @@ async function measure(name: string, check: () => Promise<unknown>, checks = CHE
 	);
 }
 
+/**
+ * Checks of several kinds taken in turn (one of each, then the next of each), each timed on its own: every
+ * figure sees the same moments of a shared box, so their p99s can be compared. The first `warmUp` rounds are
+ * not counted.
+ */
+async function measureInTurn(
+	kinds: { name: string; check: (i: number) => Promise<unknown> }[],
+	rounds: number,
+	warmUp: number,
+): Promise<void> {
+	const samples = kinds.map(() => [] as number[]);
+	for (let i = 0; i < rounds; i++) {
+		// Each round starts with the next kind, so none always runs right after the same other.
+		for (let j = 0; j < kinds.length; j++) {
+			const k = (i + j) % kinds.length;
+			const start = performance.now();
+			await kinds[k]!.check(i);
+			if (i >= warmUp) samples[k]!.push(performance.now() - start);
+		}
+	}
+	for (const [k, { name }] of kinds.entries()) {
+		const { p50, p99, max, perSecond } = percentiles(samples[k]!);
+		console.log(
+			`  ${name.padEnd(34)} p50 ${p50.toFixed(3)} ms   p99 ${p99.toFixed(3)} ms   max ${max.toFixed(2)} ms   ${Math.round(perSecond)}/s`,
+		);
+	}
+}
+
 /** `checks` checks, CONCURRENT at a time, each timed from its start to its answer. */
 async function measureConcurrent(
 	name: string,
@@ -146,15 +174,29 @@ async function run(kind: "sqlite" | "postgres", url: string): Promise<Seeded> {
 		const pick = (tokens: string[]) => tokens[Math.floor(Math.random() * tokens.length)]!;
 		console.log(`${kind} (${MACHINES} machines; ${CHECKS} checks per figure unless it says otherwise):`);
 		// A credential's first check asks the store (and keeps a valid answer); later ones may not. So: one
-		// cold pass over the machines, then random checks, as for Planner credentials below.
-		let nextMachine = 0;
-		await measure(
-			"machine credential (cold)",
-			async () => {
-				const checked = await auth.check(`Bearer ${machineTokens[nextMachine++ % machineTokens.length]}`);
-				if (!checked.ok) throw new Error("a seeded machine credential was refused");
-			},
-			MACHINES - 1_000,
+		// cold pass over the machines, each machine's credential and its Planner credential (whose first check
+		// also restores the machine's authorization from the row read with it), then random checks. Beside
+		// them, in turn, a bare round trip through the same store: what the box gives any query at that moment.
+		await measureInTurn(
+			[
+				{
+					name: "machine credential (cold)",
+					check: async (i) => {
+						const checked = await auth.check(`Bearer ${machineTokens[i]}`);
+						if (!checked.ok) throw new Error("a seeded machine credential was refused");
+					},
+				},
+				{
+					name: "Planner credential (cold)",
+					check: async (i) => {
+						if (!(await access.verify(plannerTokens[i]!)))
+							throw new Error("a seeded Planner credential was refused");
+					},
+				},
+				{ name: "bare round trip (SELECT 1)", check: () => store.ping() },
+			],
+			MACHINES,
+			1_000,
 		);
 		await measure("machine credential (valid)", async () => {
 			const checked = await auth.check(`Bearer ${pick(machineTokens)}`);
@@ -164,17 +206,6 @@ async function run(kind: "sqlite" | "postgres", url: string): Promise<Seeded> {
 			const checked = await auth.check(`Bearer ${newMachineCredential()}`);
 			if (checked.ok) throw new Error("an unknown machine credential was accepted");
 		});
-		// The first check of a machine's Planner credential also restores the machine's authorization
-		// from its row; later ones find it restored. So: one cold pass over the machines, then random checks.
-		let next = 0;
-		await measure(
-			"Planner credential (cold)",
-			async () => {
-				const token = plannerTokens[next++ % plannerTokens.length]!;
-				if (!(await access.verify(token))) throw new Error("a seeded Planner credential was refused");
-			},
-			MACHINES - 1_000,
-		);
 		await measure("Planner credential (valid)", async () => {
 			if (!(await access.verify(pick(plannerTokens))))
 				throw new Error("a seeded Planner credential was refused");
