@@ -24,6 +24,7 @@ const CLOSE_BRACE = 0x7d;
  * One pass, stopping as soon as the limit is passed; strings are skipped with indexOf.
  */
 export function exceedsJsonDepth(text: string, max: number = MAX_JSON_DEPTH): boolean {
+	if (atMostOpeners(text, max)) return false;
 	let depth = 0;
 	for (let i = 0; i < text.length; i++) {
 		const c = text.charCodeAt(i);
@@ -37,6 +38,21 @@ export function exceedsJsonDepth(text: string, max: number = MAX_JSON_DEPTH): bo
 		}
 	}
 	return false;
+}
+
+/**
+ * True when the text holds at most `max` brackets and braces that open: it cannot nest deeper. Counted with indexOf
+ * (native), so a short line, such as the daemon's status answer to `chopin status`, is not walked character by
+ * character: that loop's 500-odd turns made the engine start its JIT thread to compile it (docs/performance.md).
+ */
+function atMostOpeners(text: string, max: number): boolean {
+	let count = 0;
+	for (const opener of ["[", "{"]) {
+		for (let at = text.indexOf(opener); at >= 0; at = text.indexOf(opener, at + 1)) {
+			if (++count > max) return false;
+		}
+	}
+	return true;
 }
 
 /** The index of the quote that ends the string opened at `open`, or -1 when it is never closed. */

@@ -11,7 +11,7 @@ const IPC_TIMEOUT_MS = 10_000;
 
 const NOT_RUNNING_HINT = "Start it with `chopin run` or `chopin service install`.";
 
-/** node:net, loaded on first use: the daemon's listener and Windows' named pipes need it, a Unix client does not. */
+/** node:net, loaded on first use: Windows' named pipes and the daemon's stale-socket probe need it, a Unix client does not. */
 export function ipcNet(): typeof import("node:net") {
 	return require("node:net") as typeof import("node:net");
 }

@@ -159,6 +159,20 @@ describe("the control socket", () => {
 		]);
 	});
 
+	test("an answer larger than the socket takes at once arrives whole, after the request lines before it", async () => {
+		const socket = socketPath();
+		// ~700 KB: more than a Unix socket's send buffer, so the daemon writes the rest as the socket drains.
+		const message = "m".repeat(700_000);
+		await serve(socket, async (request) =>
+			request.type === "status"
+				? { type: "status", status }
+				: { type: "error", code: "checkout-locked", message },
+		);
+		const lines = await talk(socket, ['{"type":"stop"}', '{"type":"status"}'], 2);
+		expect(JSON.parse(lines[0]!)).toEqual({ type: "error", code: "checkout-locked", message });
+		expect(JSON.parse(lines[1]!)).toEqual({ type: "status", status });
+	});
+
 	test("an over-long request is refused and the connection closed", async () => {
 		const socket = socketPath();
 		await serve(socket);

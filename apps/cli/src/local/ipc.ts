@@ -3,12 +3,12 @@
 // ipc-transport.ts.
 
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
-import type { Socket } from "node:net";
 import { JSON_TOO_DEEP_MESSAGE, parseJsonWithin } from "@chopin/agent-link/json-depth";
 import { plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine/report";
 import { z } from "zod";
 import { repositorySchema } from "../machine/machine-config";
 import { CliError, isCliErrorCode } from "../program/errors";
+import { type AnswerChannel, listenNet, listenUnix } from "./ipc-listen";
 import {
 	IPC_MAX_LINE_BYTES,
 	type IpcClientOptions,
@@ -128,19 +128,9 @@ export async function listenIpc(options: {
 }): Promise<IpcServer> {
 	const { socket, platform } = options;
 	if (platform !== "win32") await removeStaleSocket(socket);
-	const sockets = new Set<Socket>();
-	const server = ipcNet().createServer((connection) => {
-		sockets.add(connection);
-		connection.on("close", () => sockets.delete(connection));
-		serveConnection(connection, options.handler, options.log);
-	});
-	await new Promise<void>((resolve, reject) => {
-		server.once("error", (error: NodeJS.ErrnoException) => {
-			if (error.code === "EADDRINUSE") reject(alreadyRunning(socket));
-			else reject(error);
-		});
-		server.listen(socket, () => resolve());
-	});
+	const serve = (channel: AnswerChannel) => serveLines(channel, options.handler, options.log);
+	const listener = { socket, serve, inUse: () => alreadyRunning(socket), log: options.log };
+	const closeAll = platform === "win32" ? await listenNet(listener) : listenUnix(listener);
 	let ino: number | undefined;
 	if (platform !== "win32") {
 		chmodSync(socket, 0o600);
@@ -149,8 +139,7 @@ export async function listenIpc(options: {
 	return {
 		socket,
 		close: async () => {
-			for (const connection of sockets) connection.destroy();
-			await new Promise<void>((resolve) => server.close(() => resolve()));
+			await closeAll();
 			// Bun (like libuv) unlinks the socket on close; should a runtime not, remove the file
 			// here, but only if it is still ours and not a newer daemon's.
 			if (platform !== "win32") removeIfSame(socket, ino);
@@ -182,15 +171,14 @@ export function checkIpcAnswer<T extends IpcRequest["type"]>(json: unknown, type
 	return response as IpcAnswer<T>;
 }
 
-function serveConnection(connection: Socket, handler: IpcHandler, log: Logger | undefined): void {
-	connection.setEncoding("utf8");
+/** A connection's request lines, each answered in order, one at a time. */
+function serveLines(channel: AnswerChannel, handler: IpcHandler, log?: Logger): (chunk: string) => void {
 	let buffer = "";
-	// Requests on one connection are answered in order, one at a time.
 	let queue = Promise.resolve();
-	connection.on("data", (chunk: string) => {
+	return (chunk) => {
 		buffer += chunk;
 		if (buffer.length > IPC_MAX_LINE_BYTES && !buffer.includes("\n")) {
-			connection.end(
+			channel.end(
 				`${JSON.stringify(errorAnswer("daemon-request-invalid", "The request is longer than the limit."))}\n`,
 			);
 			buffer = "";
@@ -201,11 +189,10 @@ function serveConnection(connection: Socket, handler: IpcHandler, log: Logger | 
 			buffer = buffer.slice(newline + 1);
 			queue = queue.then(async () => {
 				const answer = await answerLine(line, handler, log);
-				if (!connection.destroyed) connection.write(`${JSON.stringify(answer)}\n`);
+				if (!channel.closed) channel.write(`${JSON.stringify(answer)}\n`);
 			});
 		}
-	});
-	connection.on("error", (error) => log?.debug({ err: error }, "control connection failed"));
+	};
 }
 
 async function answerLine(line: string, handler: IpcHandler, log: Logger | undefined): Promise<IpcResponse> {
