@@ -205,6 +205,65 @@ describe("@chopin messages", () => {
 	});
 });
 
+describe("the reply's row (postgres)", () => {
+	test("the turn leaves before its reply's row is written; what the client streams meanwhile lands in it", async () => {
+		f = await AgentFixture.start({ store: "postgres" });
+		const doc = await f.createDocument();
+		await f.signIn(f.cast.admin);
+		const { store } = f.ctx;
+		// A database slow to write Planner rows: inserting one waits for an advisory lock the test holds.
+		await store.sql.unsafe(`CREATE FUNCTION hold_planner_rows() RETURNS trigger LANGUAGE plpgsql AS $$
+			BEGIN IF NEW.role = 'planner' THEN PERFORM pg_advisory_xact_lock(4242); END IF; RETURN NEW; END $$`);
+		await store.sql.unsafe(
+			"CREATE TRIGGER hold_planner_rows BEFORE INSERT ON chat_messages FOR EACH ROW EXECUTE FUNCTION hold_planner_rows()",
+		);
+		const locked = Promise.withResolvers<void>();
+		const release = Promise.withResolvers<void>();
+		const holding = store.transaction(async (tx) => {
+			await tx.sql`SELECT pg_advisory_xact_lock(4242)`;
+			locked.resolve();
+			await release.promise;
+		});
+		await locked.promise;
+		try {
+			await slowReplyRow(f, doc.id, release);
+		} finally {
+			release.resolve();
+			await holding;
+		}
+	});
+});
+
+/** The turn under a held reply row: the client streams and ends it; the row and what streamed land once let go. */
+async function slowReplyRow(f: AgentFixture, documentId: string, release: PromiseWithResolvers<void>) {
+	const doc = { id: documentId };
+	const { socket } = await f.attach("alice", doc.id);
+	const events = f.events(doc.id);
+	await f.ctx.planner.handleMessage({ documentId: doc.id, author: "bob", body: "@chopin go" });
+	const begun = await socket.expect("start");
+	socket.send({ type: "started", session: begun.session });
+	// The turn is here while the reply's row still waits on the database.
+	const turn = await socket.expect("turn");
+	expect(turn.prompt).toBe("@bob: @chopin go");
+	const part = (delta: string) => ({
+		type: "part" as const,
+		session: turn.session,
+		turn: turn.turn,
+		part: { type: "text-delta" as const, id: "t", delta },
+	});
+	socket.send(part("Step one"));
+	socket.send(part(", step two."));
+	socket.send({ type: "turn-end", session: turn.session, turn: turn.turn, status: "finished" });
+	expect(events.some((e) => e.type === "message.created" && e.message.role === "planner")).toBe(false);
+	release.resolve();
+	await f.until(
+		() => events.some((e) => e.type === "message.updated" && e.message.status === "done"),
+		"the reply's end",
+	);
+	const reply = (await f.ctx.domain.chat.list(doc.id)).messages.find((m) => m.role === "planner");
+	expect(reply).toMatchObject({ body: "Step one, step two.", status: "done", replyTo: expect.any(String) });
+}
+
 describe("the check before a turn (github)", () => {
 	test("push access lost: the turn fails and the link is refused access-revoked (4403)", async () => {
 		const { f, documentId } = await start("github");

@@ -13,7 +13,11 @@ import { openTurnSession, type TurnSession } from "./turn-session";
 import type { ToolFinished, ToolStarted, TurnOutcome, TurnSink } from "./turns";
 import { wording } from "./wording";
 
-/** Streams a turn into a Planner reply: text deltas, Work details rows, and its end. */
+/**
+ * Streams a turn into a Planner reply: text deltas, Work details rows, and its end. The reply row may still be
+ * being written when the turn starts streaming (it is written after the turn frame leaves): every write waits
+ * for it, in the order made.
+ */
 export class ChatReplySink implements TurnSink {
 	#lastTextId: string | undefined;
 	#lastChar = "";
@@ -21,6 +25,8 @@ export class ChatReplySink implements TurnSink {
 	/** Text received and not yet appended (see text()). */
 	#pending = "";
 	#scheduled = false;
+	/** The reply's id once its row is written; undefined when it could not be. */
+	readonly #id: Promise<string | undefined>;
 	/** Settles once the reply's end is stored. */
 	finished: Promise<unknown> = Promise.resolve();
 	/** How the turn ended, once it has. */
@@ -28,9 +34,27 @@ export class ChatReplySink implements TurnSink {
 
 	constructor(
 		private readonly replies: ReplyService,
-		readonly replyId: string,
+		reply: Promise<MessageView>,
 		private readonly log: Logger,
-	) {}
+	) {
+		this.#id = reply.then(
+			(view) => view.id,
+			(error: unknown) => {
+				this.log.error("chat reply not started", { error });
+				return undefined;
+			},
+		);
+	}
+
+	/** The reply's id, once its row is written (undefined when it could not be). */
+	replyId(): Promise<string | undefined> {
+		return this.#id;
+	}
+
+	/** Resolves true when the reply's row could not be written: the turn has nowhere to go. */
+	get lost(): Promise<boolean> {
+		return this.#id.then((id) => id === undefined);
+	}
 
 	text(delta: string, partId: string): void {
 		if (this.#ended || delta === "") return;
@@ -53,30 +77,26 @@ export class ChatReplySink implements TurnSink {
 		const text = this.#pending;
 		this.#pending = "";
 		if (text === "") return;
-		this.replies.appendDelta(this.replyId, text).catch((error: unknown) => this.#failed("delta", error));
+		void this.#write("delta", (id) => this.replies.appendDelta(id, text));
 	}
 
 	toolStarted(call: ToolStarted): void {
 		if (this.#ended) return;
 		this.#flushText();
-		this.replies.startTool(this.replyId, call).catch((error: unknown) => this.#failed("tool row", error));
+		void this.#write("tool row", (id) => this.replies.startTool(id, call));
 	}
 
 	toolFinished(result: ToolFinished): void {
 		if (this.#ended) return;
 		this.#flushText();
-		this.replies
-			.finishTool(this.replyId, result)
-			.catch((error: unknown) => this.#failed("tool result", error));
+		void this.#write("tool result", (id) => this.replies.finishTool(id, result));
 	}
 
 	/** Never rejects: the image is stored already, so a message that cannot show it does not fail the call. */
 	async image(image: StoredImage, alt: string): Promise<void> {
 		if (this.#ended) return;
 		this.#flushText();
-		await this.replies
-			.attachImage(this.replyId, image, alt)
-			.catch((error: unknown) => this.#failed("image", error));
+		await this.#write("image", (id) => this.replies.attachImage(id, image, alt));
 	}
 
 	ended(outcome: TurnOutcome): void {
@@ -93,13 +113,17 @@ export class ChatReplySink implements TurnSink {
 							outcome.message ??
 							(outcome.status === "aborted" ? wording.turnAborted() : wording.turnFailed()),
 					} as const);
-		this.finished = this.replies
-			.finish(this.replyId, finish)
-			.catch((error: unknown) => this.#failed("finish", error));
+		this.finished = this.#write("finish", (id) => this.replies.finish(id, finish));
 	}
 
-	#failed(what: string, error: unknown): void {
-		this.log.warn(`chat reply ${what} not stored`, { error, message: this.replyId });
+	/** A store write once the reply's row exists (none when it could not be written); a failure is logged. */
+	#write(what: string, write: (id: string) => Promise<unknown>): Promise<void> {
+		return this.#id.then(async (id) => {
+			if (id === undefined) return;
+			await write(id).catch((error: unknown) => {
+				this.log.warn(`chat reply ${what} not stored`, { error, message: id });
+			});
+		});
 	}
 }
 
@@ -140,49 +164,49 @@ export interface ChatTurnEnd {
 }
 
 /**
- * Runs a turn that answers a Chat message, on the attached Planner the caller reserved (busy). The
- * reply exists at once, so the page shows chopin answering; every failure before or during the turn
- * ends it failed with a line saying why. Resolves once the reply's end is stored.
+ * Runs a turn that answers a Chat message, on the attached Planner the caller reserved (busy). The reply row is
+ * written as the turn frame leaves (after it, so the turn does not wait for the write), and the page then shows
+ * chopin answering; every failure before or during the turn ends it failed with a line saying why. Resolves once
+ * the reply's end is stored.
  */
 export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn): Promise<ChatTurnEnd> {
 	const { domain, log } = planner.deps;
 	const documentId = planner.document.id;
 	let sink: ChatReplySink | undefined;
+	/** Writes the reply's row (streaming): for the turn, once its frame has left; else for the failure it shows. */
+	const startReply = () =>
+		domain.chat.replies.start(documentId, {
+			replyTo: chatTurn.replyTo,
+			...(chatTurn.thread && { threadRoot: chatTurn.thread.id }),
+		});
+	const ended = async (replies: ChatReplySink): Promise<ChatTurnEnd> => {
+		await replies.finished;
+		const replyId = await replies.replyId();
+		return {
+			...(replyId !== undefined && { replyId }),
+			outcome: replies.outcome ?? { status: "failed", message: wording.turnFailed() },
+		};
+	};
+	const failed = (text: string) => {
+		sink ??= new ChatReplySink(domain.chat.replies, startReply(), log);
+		sink.ended({ status: "failed", message: text });
+		return ended(sink);
+	};
 	try {
-		// Access is checked before the session starts and again before its turn. The reply is written while the
-		// client starts the session, so the turn frame waits for the longer of the two rather than both.
+		// Access is checked before the session starts and again before its turn.
 		const before = await planner.guard();
-		const opening = before.ok ? openTurnSession(planner, chatTurn) : undefined;
-		// Settled here too: a start that fails while the reply is written is not an unhandled rejection.
-		opening?.catch(() => {});
-		let reply: MessageView;
-		try {
-			reply = await domain.chat.replies.start(documentId, {
-				replyTo: chatTurn.replyTo,
-				...(chatTurn.thread && { threadRoot: chatTurn.thread.id }),
-			});
-		} catch (error) {
-			// No reply to run the turn in: the session started for it ends.
-			void opening?.then(({ session }) => planner.release(session)).catch(() => {});
-			throw error;
-		}
-		const replies = new ChatReplySink(domain.chat.replies, reply.id, log);
-		sink = replies;
-		const ended = async (): Promise<ChatTurnEnd> => {
-			await replies.finished;
-			return {
-				replyId: reply.id,
-				outcome: replies.outcome ?? { status: "failed", message: wording.turnFailed() },
-			};
-		};
-		const failed = (text: string) => {
-			replies.ended({ status: "failed", message: text });
-			return ended();
-		};
 		if (!before.ok) return await failed(before.message);
+		const opening = openTurnSession(planner, chatTurn);
+		// Read while the client starts the session (the turn waits for the longest, not their sum): a person's model
+		// and level (capability-catalog), and the person's files, read again for every turn of the message (a Retry
+		// sends the same ones).
+		const choosing = planner.composer?.forTurn(documentId);
+		const reading = chatTurn.message ? domain.chat.attachments(chatTurn.message) : undefined;
+		// Settled here too: a read that fails while the session starts is not an unhandled rejection.
+		for (const pending of [opening, choosing, reading]) pending?.catch(() => {});
 		let opened: TurnSession;
 		try {
-			opened = await opening!;
+			opened = await opening;
 		} catch (error) {
 			if (error instanceof StartFailed) return await failed(error.message);
 			throw error;
@@ -192,10 +216,12 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 		try {
 			const again = await planner.guard();
 			if (!again.ok) return await failed(again.message);
-			// A person's model and level, checked against the catalog as the turn starts (capability-catalog).
-			const choice = await planner.composer?.forTurn(documentId);
-			// The person's files, read again for every turn of the message (a Retry sends the same ones).
-			const attachments = chatTurn.message ? await domain.chat.attachments(chatTurn.message) : [];
+			const choice = await choosing;
+			const attachments = (await reading) ?? [];
+			// The sink exists before the frame leaves (the client may answer at once); the row is written after it.
+			const row = Promise.withResolvers<MessageView>();
+			const replies = new ChatReplySink(domain.chat.replies, row.promise, log);
+			sink = replies;
 			const turn = planner.runTurn(
 				session,
 				{
@@ -208,6 +234,9 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 				},
 				replies,
 			);
+			startReply().then(row.resolve, row.reject);
+			// A reply that cannot be written (the document archived meanwhile, the store failing): the turn stops.
+			void replies.lost.then((lost) => lost && turn.running && turn.abort());
 			// A person's @chopin message while it runs is steered into it (steer-turn).
 			if (turn.running) planner.chatTurn = { turn, thread: chatTurn.thread?.id };
 			const outcome = await turn.done;
@@ -224,13 +253,11 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 			planner.chatTurn = undefined;
 			planner.release(session);
 		}
-		return await ended();
+		return await ended(sink!);
 	} catch (error) {
 		log.error("chat turn failed", { error, document: documentId });
-		return {
-			...(sink && { replyId: sink.replyId }),
-			outcome: { status: "failed", message: wording.turnFailed() },
-		};
+		// The reply says so, written now if the turn never had one.
+		return await failed(wording.turnFailed());
 	} finally {
 		planner.idle();
 	}
