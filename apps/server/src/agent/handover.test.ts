@@ -34,17 +34,7 @@ async function asking(
 	const { socket } = await fx.attach(login, doc.id, options);
 	const turn = await fx.chatTurn(socket, doc.id, login);
 	const session = turn.session;
-	socket.send({ type: "input-request", request: "q1", session, input: question });
-	socket.send({
-		type: "runs",
-		session,
-		active: ["r1"],
-		paused: [],
-		cards: [{ id: "r1", name: "Run", status: "running", started: 1, updated: 1, stages: [], waiting: 0 }],
-	});
-	socket.send({ type: "turn-end", session, turn: turn.turn, status: "finished" });
-	await fx.until(async () => !!(await fx.ctx.domain.decisions.findByRequest(doc.id, "q1")), "the Decision");
-	await fx.until(async () => (await fx.ctx.domain.runs.list(doc.id)).length === 1, "the run card");
+	await fx.askAndRun(socket, doc.id, turn, question);
 	const decisionId = (await fx.ctx.domain.decisions.findByRequest(doc.id, "q1"))!.id;
 	const answer = () =>
 		fx.ctx.domain.decisions.answer(decisionId, { answer: { kind: "confirm", yes: true }, by: login });

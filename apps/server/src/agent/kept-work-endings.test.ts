@@ -25,22 +25,7 @@ async function disconnected(env: Record<string, string> = {}) {
 	const { socket } = await fx.attach("alice", doc.id, RESUMABLE);
 	const turn = await fx.chatTurn(socket, doc.id, "bob");
 	const session = turn.session;
-	socket.send({
-		type: "input-request",
-		request: "q1",
-		session,
-		input: { method: "confirm", title: "Ship it?", message: "" },
-	});
-	socket.send({
-		type: "runs",
-		session,
-		active: ["r1"],
-		paused: [],
-		cards: [{ id: "r1", name: "Run", status: "running", started: 1, updated: 1, stages: [], waiting: 0 }],
-	});
-	socket.send({ type: "turn-end", session, turn: turn.turn, status: "finished" });
-	await fx.until(async () => !!(await fx.ctx.domain.decisions.findByRequest(doc.id, "q1")), "the Decision");
-	await fx.until(async () => (await fx.ctx.domain.runs.list(doc.id)).length === 1, "the run card");
+	await fx.askAndRun(socket, doc.id, turn, { method: "confirm", title: "Ship it?", message: "" });
 	socket.terminate();
 	await fx.until(() => fx.ctx.planner.status(doc.id).state === "disconnected", "the Planner disconnected");
 	await fx.until(async () => (await fx.ctx.domain.runs.list(doc.id))[0]?.disconnected === true, "the card");

@@ -53,12 +53,7 @@ async function asking(options: { features?: string; run?: boolean } = RESUMABLE)
 	const { socket, attached } = await fx.attach("alice", doc.id, { features: options.features });
 	const turn = await fx.chatTurn(socket, doc.id, "bob");
 	const session = turn.session;
-	socket.send({ type: "input-request", request: "q1", session, input: question });
-	if (options.run) socket.send({ type: "runs", session, active: ["r1"], paused: [], cards: [card("r1")] });
-	socket.send({ type: "turn-end", session, turn: turn.turn, status: "finished" });
-	await fx.until(async () => !!(await fx.ctx.domain.decisions.findByRequest(doc.id, "q1")), "the Decision");
-	if (options.run)
-		await fx.until(async () => (await fx.ctx.domain.runs.list(doc.id)).length === 1, "the card");
+	await fx.askAndRun(socket, doc.id, turn, question, { run: options.run ?? false });
 	const decision = (await fx.ctx.domain.decisions.findByRequest(doc.id, "q1"))!;
 	const answer = (label = "SQLite") =>
 		fx.ctx.domain.decisions.answer(decision.id, {

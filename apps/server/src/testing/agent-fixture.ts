@@ -1,5 +1,6 @@
 // A real server for agent-connection tests, in local or GitHub mode (against the emulator), on SQLite or
 // PostgreSQL, with a ManualClock: documents, browser sign-ins, bearers, raw agent sockets, and the live events.
+import type { Question } from "@chopin/agent-link";
 import { ManualClock } from "@chopin/agent-link/clock";
 import type { Env } from "../config";
 import type { DocumentView } from "../documents/document-view";
@@ -226,6 +227,38 @@ export class AgentFixture {
 		socket.send({ type: "started", session: start.session });
 		const turn = await socket.expect("turn");
 		return { ...turn, message: result.message };
+	}
+
+	/**
+	 * The turn asks one question (request q1) and, unless `run` is false, reports one live run (r1), then ends;
+	 * resolves once the Decision (and the run's card) exist.
+	 */
+	async askAndRun(
+		socket: AgentSocket,
+		documentId: string,
+		turn: { session: string; turn: string },
+		input: Question,
+		options: { run?: boolean } = {},
+	): Promise<void> {
+		const { session } = turn;
+		const run = options.run ?? true;
+		socket.send({ type: "input-request", request: "q1", session, input });
+		if (run) {
+			const card = {
+				id: "r1",
+				name: "Run",
+				status: "running" as const,
+				started: 1,
+				updated: 1,
+				stages: [],
+				waiting: 0,
+			};
+			socket.send({ type: "runs", session, active: ["r1"], paused: [], cards: [card] });
+		}
+		socket.send({ type: "turn-end", session, turn: turn.turn, status: "finished" });
+		const { decisions, runs } = this.ctx.domain;
+		await this.until(async () => !!(await decisions.findByRequest(documentId, "q1")), "the Decision");
+		if (run) await this.until(async () => (await runs.list(documentId)).length === 1, "the run card");
 	}
 
 	/** The document's Chat, oldest first. */
