@@ -5,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { wording } from "./agent/wording";
 import { runnableKinds } from "./store/testing";
-import { connectAgentSocket, openAgentSocket } from "./testing/agent-socket";
+import { type AgentSocket, connectAgentSocket, openAgentSocket } from "./testing/agent-socket";
 import {
 	hello,
 	issuePlannerToken,
@@ -148,17 +148,8 @@ describe("a machine's Planner credential", () => {
 		const s = await setup();
 		const stale = await attach(s, await plannerToken(s), s.documentId, "resumable-sessions");
 		await stale.expect("attached");
-		const planner = s.server.context.planner;
-		const asked = planner.handleMessage({ documentId: s.documentId, author: "ana", body: "@chopin ask" });
-		const start = await stale.expect("start");
-		stale.send({ type: "started", session: start.session });
-		const turn = await stale.expect("turn");
-		await asked;
-		const input = { method: "confirm", title: "Ship it?", message: "" };
-		stale.send({ type: "input-request", request: "q1", session: start.session, input });
-		stale.send({ type: "turn-end", session: start.session, turn: turn.turn, status: "finished" });
+		const start = await askedQ1(s, stale);
 		const decisions = s.server.context.domain.decisions;
-		for (let i = 0; i < 2000 && !(await decisions.findByRequest(s.documentId, "q1")); i++) await Bun.sleep(5);
 		stale.pause();
 		const fresh = await attach(s, await plannerToken(s), s.documentId, "resumable-sessions");
 		await fresh.expect("attached");
@@ -218,13 +209,13 @@ describe("a machine's Planner credential", () => {
 	});
 });
 
-/** A resumable link of the machine's Planner asked q1 in a turn, then dropped: the Planner is disconnected. */
-async function disconnectedOn(s: Setup) {
-	const planner = s.server.context.planner;
-	const decisions = s.server.context.domain.decisions;
-	const socket = await attach(s, await plannerToken(s), s.documentId, "resumable-sessions");
-	await socket.expect("attached");
-	const asked = planner.handleMessage({ documentId: s.documentId, author: "ana", body: "@chopin ask" });
+/** ana's @chopin message: the link's turn asks q1 and ends; resolves with its start once the Decision exists. */
+async function askedQ1(s: Setup, socket: AgentSocket) {
+	const asked = s.server.context.planner.handleMessage({
+		documentId: s.documentId,
+		author: "ana",
+		body: "@chopin ask",
+	});
 	const start = await socket.expect("start");
 	socket.send({ type: "started", session: start.session });
 	const turn = await socket.expect("turn");
@@ -232,7 +223,18 @@ async function disconnectedOn(s: Setup) {
 	const input = { method: "confirm", title: "Ship it?", message: "" };
 	socket.send({ type: "input-request", request: "q1", session: start.session, input });
 	socket.send({ type: "turn-end", session: start.session, turn: turn.turn, status: "finished" });
+	const decisions = s.server.context.domain.decisions;
 	for (let i = 0; i < 2000 && !(await decisions.findByRequest(s.documentId, "q1")); i++) await Bun.sleep(5);
+	return start;
+}
+
+/** A resumable link of the machine's Planner asked q1 in a turn, then dropped: the Planner is disconnected. */
+async function disconnectedOn(s: Setup) {
+	const planner = s.server.context.planner;
+	const decisions = s.server.context.domain.decisions;
+	const socket = await attach(s, await plannerToken(s), s.documentId, "resumable-sessions");
+	await socket.expect("attached");
+	const start = await askedQ1(s, socket);
 	socket.terminate();
 	for (let i = 0; i < 2000 && planner.status(s.documentId).state !== "disconnected"; i++) await Bun.sleep(5);
 	expect(planner.status(s.documentId)).toEqual({ state: "disconnected", login: "ana" });
