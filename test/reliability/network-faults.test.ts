@@ -113,6 +113,16 @@ async function plannerAtWork(title: string) {
 	return { doc, proxy, planner, decision, request, asked: () => asked! };
 }
 
+/** Once the Planner is idle again, bob's "@chopin after" is sent and its turn reaches the client. */
+async function turnAfter(documentId: string, planner: PlannerLink): Promise<void> {
+	const ctx = server.context;
+	await eventually("the link idle", () => ctx.planner.status(documentId).state === "attached");
+	expect(await ctx.planner.handleMessage({ documentId, author: "bob", body: "@chopin after" })).toMatchObject(
+		{ status: "sent" },
+	);
+	await eventually("the turn after", () => planner.turns.some((p) => p.includes("after")));
+}
+
 /**
  * What reaches the Planner of what was sent around each fault. The link resumes, so the answer always settles
  * its question, once (a result written into a held link may arrive twice on the wire; the client settles it once
@@ -184,11 +194,7 @@ describe("the Planner link (reference client) through a proxy", () => {
 				await eventually("the Stop at the Planner", () => planner.stops.length > 0);
 
 				// Once the link is settled, a turn sent now arrives once too.
-				await eventually("the link idle", () => ctx.planner.status(doc.id).state === "attached");
-				expect(
-					await ctx.planner.handleMessage({ documentId: doc.id, author: "bob", body: "@chopin after" }),
-				).toMatchObject({ status: "sent" });
-				await eventually("the turn after", () => planner.turns.some((p) => p.includes("after")));
+				await turnAfter(doc.id, planner);
 
 				// Counted where they arrive.
 				const results = planner.count("input-result", (m) => m.request === request);
@@ -261,11 +267,7 @@ describe("the Planner link paused, then cut", () => {
 			await eventually("the Stop at the Planner", () => planner.stops.length > 0);
 
 			// Once the link is settled, a turn arrives once, after every earlier frame.
-			await eventually("the link idle", () => ctx.planner.status(doc.id).state === "attached");
-			expect(
-				await ctx.planner.handleMessage({ documentId: doc.id, author: "bob", body: "@chopin after" }),
-			).toMatchObject({ status: "sent" });
-			await eventually("the turn after", () => planner.turns.some((p) => p.includes("after")));
+			await turnAfter(doc.id, planner);
 
 			const since = planner.received.slice(before);
 			const resumedAt = since.findIndex((m) => m.type === "resumed");
