@@ -1,6 +1,7 @@
 /** Stream parts: what part.part carries, the AI SDK's harness stream parts without metadata. */
 import { z } from "zod";
 import { count, flag, idString, nameString, noteString, shortString, textString } from "./fields";
+import { jsonValueSchema } from "./json";
 
 export const FINISH_REASONS = ["stop", "length", "content-filter", "tool-calls", "error", "other"] as const;
 
@@ -69,7 +70,7 @@ export const toolResultPartSchema = z.strictObject({
 	type: z.literal("tool-result"),
 	toolCallId: idString,
 	toolName: nameString,
-	result: z.json(),
+	result: jsonValueSchema,
 	isError: flag.optional(),
 	preliminary: flag.optional(),
 	dynamic: flag.optional(),

@@ -5,10 +5,11 @@ import { TOOL_DESCRIPTION_MAX, TOOLS_MAX } from "../limits";
 import { attachmentsSchema } from "./attachments";
 import { chars, count, flag, idString, nameString, noteString, textString } from "./fields";
 import { attachedSchema, refusedSchema } from "./handshake";
+import { jsonObjectSchema, jsonValueSchema } from "./json";
 import { inputStatusSchema } from "./questions";
 import { resumeSessionSchema } from "./resume";
 
-const jsonObject = z.record(z.string(), z.json());
+const jsonObject = jsonObjectSchema;
 
 export const sessionModeSchema = z.enum(["planner", "isolated"]);
 
@@ -96,7 +97,7 @@ export const hostToolResultSchema = z.strictObject({
 	session: idString,
 	turn: idString,
 	toolCallId: idString,
-	output: z.json(),
+	output: jsonValueSchema,
 	isError: flag.optional(),
 });
 export type HostToolResult = z.infer<typeof hostToolResultSchema>;
@@ -111,7 +112,7 @@ export const inputResultSchema = z
 		type: z.literal("input-result"),
 		request: idString,
 		status: inputStatusSchema,
-		value: z.json().optional(),
+		value: jsonValueSchema.optional(),
 		message: noteString.optional(),
 	})
 	.check((ctx) => {
