@@ -16,8 +16,9 @@ interface Link {
 }
 
 const now = () => performance.timeOrigin + performance.now();
-let links: Link[] = [];
-let bare = false;
+/** The links of each set by name: the bare forwarder's and the server's are connected side by side. */
+const sets = new Map<string, { links: Link[]; bare: boolean }>();
+const linksOf = (set: string) => sets.get(set)?.links ?? [];
 
 const frame = (link: Link) => {
 	const delta = `${link.seq++}@${now().toFixed(3)};`;
@@ -25,11 +26,17 @@ const frame = (link: Link) => {
 	return JSON.stringify({ type: "part", session: link.session, turn: link.turn, part });
 };
 
-async function connect(input: { url: string; token?: string; documents: string[]; bare: boolean }) {
-	bare = input.bare;
+async function connect(input: {
+	set: string;
+	url: string;
+	token?: string;
+	documents: string[];
+	bare: boolean;
+}) {
+	const { bare } = input;
 	let turns = 0;
 	const allTurns = Promise.withResolvers<void>();
-	links = await Promise.all(
+	const links = await Promise.all(
 		input.documents.map(
 			(document) =>
 				new Promise<Link>((resolve, reject) => {
@@ -65,13 +72,15 @@ async function connect(input: { url: string; token?: string; documents: string[]
 				}),
 		),
 	);
+	sets.set(input.set, { links, bare });
 	reply({ ev: "attached" });
 	if (!bare) await allTurns.promise;
 	reply({ ev: "turns" });
 }
 
 /** `rate` parts per second per document for `seconds`, each document on its own staggered beat. */
-async function steady(input: { rate: number; seconds: number }) {
+async function steady(input: { set: string; rate: number; seconds: number }) {
+	const links = linksOf(input.set);
 	const every = 1000 / input.rate;
 	const count = Math.round(input.rate * input.seconds);
 	await Promise.all(
@@ -89,7 +98,8 @@ async function steady(input: { rate: number; seconds: number }) {
 }
 
 /** `parts` per document as fast as each socket takes them, one frame each; waits when a socket backs up. */
-async function burst(input: { parts: number }) {
+async function burst(input: { set: string; parts: number }) {
+	const links = linksOf(input.set);
 	const first = now();
 	await Promise.all(
 		links.map(async (link) => {
@@ -106,9 +116,10 @@ async function burst(input: { parts: number }) {
 	reply({ ev: "sent", count: input.parts * links.length, first });
 }
 
-function end() {
+function end(input: { set: string }) {
+	const links = linksOf(input.set);
 	for (const link of links) {
-		if (!bare) {
+		if (!sets.get(input.set)?.bare) {
 			link.ws.send(
 				JSON.stringify({ type: "turn-end", session: link.session, turn: link.turn, status: "finished" }),
 			);
@@ -117,9 +128,9 @@ function end() {
 	reply({ ev: "ended", sent: Object.fromEntries(links.map((l) => [l.document, l.seq])) });
 }
 
-function close() {
-	for (const link of links) link.ws.close();
-	links = [];
+function close(input: { set: string }) {
+	for (const link of linksOf(input.set)) link.ws.close();
+	sets.delete(input.set);
 	reply({ ev: "closed" });
 }
 
@@ -127,7 +138,7 @@ for await (const command of commands()) {
 	if (command.cmd === "connect") await connect(command);
 	else if (command.cmd === "steady") await steady(command);
 	else if (command.cmd === "burst") await burst(command);
-	else if (command.cmd === "end") end();
-	else if (command.cmd === "close") close();
+	else if (command.cmd === "end") end(command);
+	else if (command.cmd === "close") close(command);
 	else if (command.cmd === "exit") process.exit(0);
 }

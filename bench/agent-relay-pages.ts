@@ -8,7 +8,8 @@
 import { commands, reply, SocketWithHeaders } from "./agent-relay-lines";
 
 const now = () => performance.timeOrigin + performance.now();
-let sockets: WebSocket[] = [];
+/** The page sockets of each set by name: the bare forwarder's and the server's are open side by side. */
+const sockets = new Map<string, WebSocket[]>();
 /** The next part's sequence number per document: a part out of order or missing stops the bench. */
 const nextSeq = new Map<string, number>();
 let received = 0;
@@ -41,9 +42,15 @@ function onDelta(documentId: string, delta: string) {
 	if (waiting && received >= waiting.count) waiting.resolve();
 }
 
-async function connect(input: { url: string; origin?: string; cookie?: string; documents: string[] }) {
-	nextSeq.clear();
-	sockets = await Promise.all(
+async function connect(input: {
+	set: string;
+	url: string;
+	origin?: string;
+	cookie?: string;
+	documents: string[];
+}) {
+	for (const document of input.documents) nextSeq.delete(document);
+	const opened = await Promise.all(
 		input.documents.map(
 			(document) =>
 				new Promise<WebSocket>((resolve, reject) => {
@@ -65,6 +72,7 @@ async function connect(input: { url: string; origin?: string; cookie?: string; d
 				}),
 		),
 	);
+	sockets.set(input.set, opened);
 	reply({ ev: "ready" });
 }
 
@@ -92,8 +100,8 @@ for await (const command of commands()) {
 	else if (command.cmd === "reset") reset();
 	else if (command.cmd === "expect") await expect(command);
 	else if (command.cmd === "close") {
-		for (const ws of sockets) ws.close(1000);
-		sockets = [];
+		for (const ws of sockets.get(command.set) ?? []) ws.close(1000);
+		sockets.delete(command.set);
 		reply({ ev: "closed" });
 	} else if (command.cmd === "exit") process.exit(0);
 }

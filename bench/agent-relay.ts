@@ -9,26 +9,32 @@
  *   - added latency p50/p99 at a steady rate per document (agent send to page receive, on a clock both
  *     client processes share: performance.timeOrigin + performance.now(), written into each part's text);
  *   - parts/s at full speed (one frame per part, as fast as the sockets take them), first send to last receive.
+ *     A burst lasts a fraction of a second, so one hiccup of the shared box moves it: the two sets of links are
+ *     connected side by side, bursts alternate (bare, server) several times, and the throughput is the median
+ *     of each pair's ratio.
  * An unmeasured warm-up round at 8 documents comes first. Also prints the CPU time of this process per part
- * (the server, or the bare forwarder). Every part must reach the page in order, and every delta must be
- * stored in the reply. Targets (issue 19):
+ * (the server, or the bare forwarder) and, on PostgreSQL, of the backends serving it (pg-backend-cpu.ts), which
+ * compete for the same cores. Every part must reach the page in order, and every delta must be stored in the
+ * reply. Targets (issue 19):
  * p99 added latency under 5 ms, throughput at least 0.8x the bare forwarder. Not a test: it prints figures.
  *
  *   bun bench/agent-relay.ts [documents, default 1,8,64] [parts/s per document, default 100]
  *                            [steady seconds, default 5] [full-speed parts in all, default 32000]
- *                            [sqlite|postgres, default sqlite]
+ *                            [sqlite|postgres, default sqlite] [bursts of each, default 5]
  */
 import { join } from "node:path";
 import type { ServerWebSocket } from "bun";
 import type { StoreKind } from "../apps/server/src/store/store";
 import { AgentFixture } from "../apps/server/src/testing/agent-fixture";
 import { LineChild } from "./agent-relay-lines";
+import { pgBackendCpuMicros } from "./pg-backend-cpu";
 
 const counts = (process.argv[2] ?? "1,8,64").split(",").map(Number);
 const rate = Number(process.argv[3] ?? 100);
 const seconds = Number(process.argv[4] ?? 5);
 const burstTotal = Number(process.argv[5] ?? 32_000);
 const storeKind = (process.argv[6] ?? "sqlite") as StoreKind;
+const bursts = Number(process.argv[7] ?? 5);
 
 interface BareData {
 	kind: "agent" | "page";
@@ -89,14 +95,22 @@ function startBareForwarder() {
 	});
 }
 
-interface Figures {
+/** The steady phase on one set of links: added latency, and CPU per part. */
+interface Steady {
 	p50: number;
 	p99: number;
 	max: number;
+	/** CPU time of this process (the server, or the bare forwarder) per part: load-proof. */
+	cpu: number;
+	/** On PostgreSQL, the CPU time of its backends serving this process per part (0 on SQLite). */
+	pg: number;
+}
+
+/** One full-speed burst on one set of links. */
+interface Burst {
 	partsPerSecond: number;
-	/** CPU time of this process (the server, or the bare forwarder) per part, steady and full speed: load-proof. */
-	cpuSteady: number;
-	cpuBurst: number;
+	cpu: number;
+	pg: number;
 }
 
 const cpuMicros = () => {
@@ -104,39 +118,55 @@ const cpuMicros = () => {
 	return user + system;
 };
 
+/** The PostgreSQL backends' CPU (0 on SQLite): set once the fixture's store is open. */
+let pgMicros: () => Promise<number> = async () => 0;
+
 const agents = new LineChild(join(import.meta.dir, "agent-relay-agents.ts"));
 const pages = new LineChild(join(import.meta.dir, "agent-relay-pages.ts"));
 
-/** The steady phase, then the full-speed one, on links and pages already connected. */
-async function measure(documents: number): Promise<Figures> {
+async function steadyPhase(set: string): Promise<Steady> {
 	await pages.command({ cmd: "reset" }, "reset");
-	let cpu = cpuMicros();
-	const steady = await agents.command({ cmd: "steady", rate, seconds }, "sent");
-	const latency = await pages.command({ cmd: "expect", count: steady.count }, "done");
-	const cpuSteady = (cpuMicros() - cpu) / steady.count;
-	await pages.command({ cmd: "reset" }, "reset");
-	const parts = Math.max(1, Math.round(burstTotal / documents));
-	cpu = cpuMicros();
-	const burst = await agents.command({ cmd: "burst", parts }, "sent");
-	const full = await pages.command({ cmd: "expect", count: burst.count }, "done");
-	const cpuBurst = (cpuMicros() - cpu) / burst.count;
+	const pg = await pgMicros();
+	const cpu = cpuMicros();
+	const sent = await agents.command({ cmd: "steady", set, rate, seconds }, "sent");
+	const latency = await pages.command({ cmd: "expect", count: sent.count }, "done");
 	return {
 		p50: latency.p50,
 		p99: latency.p99,
 		max: latency.max,
-		partsPerSecond: burst.count / ((full.lastAt - burst.first) / 1000),
-		cpuSteady,
-		cpuBurst,
+		cpu: (cpuMicros() - cpu) / sent.count,
+		pg: ((await pgMicros()) - pg) / sent.count,
 	};
 }
 
+async function burstPhase(set: string, documents: number): Promise<Burst> {
+	await pages.command({ cmd: "reset" }, "reset");
+	const parts = Math.max(1, Math.round(burstTotal / documents));
+	const pg = await pgMicros();
+	const cpu = cpuMicros();
+	const sent = await agents.command({ cmd: "burst", set, parts }, "sent");
+	const full = await pages.command({ cmd: "expect", count: sent.count }, "done");
+	return {
+		partsPerSecond: sent.count / ((full.lastAt - sent.first) / 1000),
+		cpu: (cpuMicros() - cpu) / sent.count,
+		pg: ((await pgMicros()) - pg) / sent.count,
+	};
+}
+
+const median = (xs: number[]) => {
+	const sorted = [...xs].sort((a, b) => a - b);
+	const mid = Math.floor(sorted.length / 2);
+	return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
 const f = await AgentFixture.start({ store: storeKind, env: { LOG_LEVEL: "warn" } });
 const bare = startBareForwarder();
+if (storeKind === "postgres") pgMicros = () => pgBackendCpuMicros(f.ctx.store);
 try {
 	const jar = await f.signIn("alice");
 	const bareUrl = `http://127.0.0.1:${bare.port}`;
 	console.log(
-		`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}; ${storeKind}; ${rate} parts/s per document for ${seconds} s, then ${burstTotal.toLocaleString("en-US")} parts at full speed`,
+		`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}; ${storeKind}; ${rate} parts/s per document for ${seconds} s, then ${burstTotal.toLocaleString("en-US")} parts at full speed, ${bursts} times each alternately`,
 	);
 	// A warm-up round first, unmeasured: a running server has relayed replies before, and its code is
 	// compiled by then; the bare forwarder's few lines need none.
@@ -150,23 +180,40 @@ try {
 	await f.close();
 }
 
-/** One round at n documents: the bare forwarder, then the server, on fresh sockets each. */
+/**
+ * One round at n documents: the bare forwarder's links and the server's side by side, each on fresh sockets;
+ * the steady phase on each, then full-speed bursts alternately (bare, server), so a change in the shared
+ * box's load between them moves both: the throughput is the median of each pair's ratio.
+ */
 async function round(n: number, jar: { header(): string }, bareUrl: string, print: boolean) {
-	// The bare forwarder first, then the server, on fresh sockets each.
 	const bareDocs = Array.from({ length: n }, (_, i) => `bare-${n}-${i}`);
-	await pages.command({ cmd: "connect", url: bareUrl, documents: bareDocs }, "ready");
-	await agents.command({ cmd: "connect", url: bareUrl, documents: bareDocs, bare: true }, "turns");
-	const baseline = await measure(n);
-	await agents.command({ cmd: "close" }, "closed");
-	await pages.command({ cmd: "close" }, "closed");
+	await pages.command({ cmd: "connect", set: "bare", url: bareUrl, documents: bareDocs }, "ready");
+	await agents.command(
+		{ cmd: "connect", set: "bare", url: bareUrl, documents: bareDocs, bare: true },
+		"turns",
+	);
 
 	const docs: string[] = [];
 	for (let i = 0; i < n; i++) docs.push((await f.createDocument({ title: `Plan ${n}-${i}` })).id);
 	await pages.command(
-		{ cmd: "connect", url: f.server.url, origin: f.publicUrl, cookie: jar.header(), documents: docs },
+		{
+			cmd: "connect",
+			set: "relay",
+			url: f.server.url,
+			origin: f.publicUrl,
+			cookie: jar.header(),
+			documents: docs,
+		},
 		"ready",
 	);
-	agents.send({ cmd: "connect", url: f.server.url, token: f.token("alice"), documents: docs, bare: false });
+	agents.send({
+		cmd: "connect",
+		set: "relay",
+		url: f.server.url,
+		token: f.token("alice"),
+		documents: docs,
+		bare: false,
+	});
 	await agents.expect("attached");
 	const sent = await Promise.all(
 		docs.map((documentId) =>
@@ -176,20 +223,37 @@ async function round(n: number, jar: { header(): string }, bareUrl: string, prin
 	const unsent = sent.find((result) => result.status !== "sent");
 	if (unsent) throw new Error(`a message was not sent: ${JSON.stringify(unsent)}`);
 	await agents.expect("turns");
-	const relay = await measure(n);
-	const ended = await agents.command({ cmd: "end" }, "ended");
+
+	const baseline = await steadyPhase("bare");
+	const relay = await steadyPhase("relay");
+	const bareBursts: Burst[] = [];
+	const relayBursts: Burst[] = [];
+	for (let i = 0; i < bursts; i++) {
+		bareBursts.push(await burstPhase("bare", n));
+		relayBursts.push(await burstPhase("relay", n));
+	}
+	const ended = await agents.command({ cmd: "end", set: "relay" }, "ended");
 	await verifyStored(docs, ended.sent);
-	await agents.command({ cmd: "close" }, "closed");
-	await pages.command({ cmd: "close" }, "closed");
+	for (const set of ["bare", "relay"]) {
+		await agents.command({ cmd: "close", set }, "closed");
+		await pages.command({ cmd: "close", set }, "closed");
+	}
+	if (!print) return;
 
 	const ms = (x: number) => `${x.toFixed(2)} ms`;
 	const rateOf = (x: number) => Math.round(x).toLocaleString("en-US");
-	if (!print) return;
-	const cpu = (f: Figures) =>
-		`CPU ${f.cpuSteady.toFixed(0)} µs/part steady, ${f.cpuBurst.toFixed(1)} at full speed`;
-	console.log(`${n} document${n === 1 ? "" : "s"}: server ${cpu(relay)} | bare ${cpu(baseline)}`);
+	const docsLabel = `${n} document${n === 1 ? "" : "s"}`;
+	const ratios = relayBursts.map((r, i) => r.partsPerSecond / bareBursts[i]!.partsPerSecond);
+	const pps = (b: Burst[]) => rateOf(median(b.map((x) => x.partsPerSecond)));
+	const cpu = (s: Steady, b: Burst[]) =>
+		`CPU ${s.cpu.toFixed(0)} µs/part steady, ${median(b.map((x) => x.cpu)).toFixed(1)} at full speed`;
+	const pg =
+		storeKind === "postgres"
+			? ` (PostgreSQL backends: ${relay.pg.toFixed(1)} µs/part steady, ${median(relayBursts.map((x) => x.pg)).toFixed(2)} at full speed)`
+			: "";
+	console.log(`${docsLabel}: server ${cpu(relay, relayBursts)}${pg} | bare ${cpu(baseline, bareBursts)}`);
 	console.log(
-		`${n} document${n === 1 ? "" : "s"}: server p50 ${ms(relay.p50)} p99 ${ms(relay.p99)} max ${ms(relay.max)}, ${rateOf(relay.partsPerSecond)} parts/s | bare p50 ${ms(baseline.p50)} p99 ${ms(baseline.p99)} max ${ms(baseline.max)}, ${rateOf(baseline.partsPerSecond)} parts/s | throughput ${(relay.partsPerSecond / baseline.partsPerSecond).toFixed(2)}x bare`,
+		`${docsLabel}: server p50 ${ms(relay.p50)} p99 ${ms(relay.p99)} max ${ms(relay.max)}, ${pps(relayBursts)} parts/s | bare p50 ${ms(baseline.p50)} p99 ${ms(baseline.p99)} max ${ms(baseline.max)}, ${pps(bareBursts)} parts/s | throughput ${median(ratios).toFixed(2)}x bare (median of ${bursts} pairs; ${Math.min(...ratios).toFixed(2)} to ${Math.max(...ratios).toFixed(2)})`,
 	);
 }
 
