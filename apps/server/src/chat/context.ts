@@ -1,6 +1,7 @@
 // The part of a document's Chat a Planner turn is given, within hosted-agent.md's "Chat context" bounds:
 // the backscroll since the Planner's last turn, and the transcript a new session starts from.
 import { codePointLength } from "@chopin/agent-link";
+import { z } from "zod";
 import type { Db } from "../store/store";
 import { PLANNER_HANDLE } from "./mentions";
 import { type MessageRow, messageRow } from "./message-rows";
@@ -82,6 +83,9 @@ function fit(rows: MessageRow[], total: number, maxEntries: number, maxChars: nu
 	return { entries: entries.reverse(), omitted: total - entries.length };
 }
 
+/** A message row with the count of every row its query matched (count(*) OVER ()). */
+const countedRow = messageRow.extend({ total: z.coerce.number().int() });
+
 /**
  * Chat context for a Planner turn (spec: hosted-agent.md, Chat context). The Planner's last turn is
  * its newest reply that finished `done`: replies that failed or still stream are not turns the model
@@ -101,42 +105,34 @@ export async function chatContext(
 		? db.sql`((thread_root IS NULL AND (seq <= ${thread.rootSeq} OR reply_to = ${thread.root}))
 			OR thread_root = ${thread.root})`
 		: db.sql`thread_root IS NULL`;
-	const last = await db.one(
-		db.sql`SELECT max(seq) AS seq FROM chat_messages
-			WHERE document_id = ${documentId} AND ${place} AND role = 'planner' AND status = 'done' AND seq < ${before}`,
-	);
-	const since = Number(last?.seq ?? 0);
+	// The Planner's last finished turn in this place: backscroll is what people said since.
+	const since = db.sql`(SELECT coalesce(max(seq), 0) FROM chat_messages WHERE document_id = ${documentId}
+		AND ${place} AND role = 'planner' AND status = 'done' AND seq < ${before})`;
+	// Each query's rows carry the count of every row it matched (a window over the rows before the limit): the
+	// entries left out are said, and a turn costs two statements, not five (the path to a turn, docs/performance.md).
 	// One after another: db may be a transaction, which runs one statement at a time.
-	const backscrollRows = await db.many(
-		db.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND ${place} AND role = 'person'
-				AND seq > ${since} AND seq < ${before} ORDER BY seq DESC LIMIT ${BACKSCROLL_MAX_ENTRIES}`,
-		messageRow,
+	const backscroll = await db.many(
+		db.sql`SELECT *, count(*) OVER () AS total FROM chat_messages WHERE document_id = ${documentId} AND ${place}
+				AND role = 'person' AND seq > ${since} AND seq < ${before} ORDER BY seq DESC LIMIT ${BACKSCROLL_MAX_ENTRIES}`,
+		countedRow,
 	);
-	const backscrollTotal = await db.one(
-		db.sql`SELECT count(*) AS n FROM chat_messages WHERE document_id = ${documentId} AND ${place}
-			AND role = 'person' AND seq > ${since} AND seq < ${before}`,
-	);
-	const transcriptRows = await db.many(
-		db.sql`SELECT * FROM chat_messages WHERE document_id = ${documentId} AND ${seen} AND seq < ${before}
-				AND (role = 'person' OR (role = 'planner' AND status = 'done'))
+	const transcript = await db.many(
+		db.sql`SELECT *, count(*) OVER () AS total FROM chat_messages WHERE document_id = ${documentId} AND ${seen}
+				AND seq < ${before} AND (role = 'person' OR (role = 'planner' AND status = 'done'))
 				ORDER BY seq DESC LIMIT ${TRANSCRIPT_MAX_ENTRIES}`,
-		messageRow,
-	);
-	const transcriptTotal = await db.one(
-		db.sql`SELECT count(*) AS n FROM chat_messages WHERE document_id = ${documentId} AND ${seen}
-			AND seq < ${before} AND (role = 'person' OR (role = 'planner' AND status = 'done'))`,
+		countedRow,
 	);
 	return {
 		backscroll: fit(
-			backscrollRows,
-			Number(backscrollTotal?.n ?? 0),
+			backscroll,
+			backscroll[0]?.total ?? 0,
 			BACKSCROLL_MAX_ENTRIES,
 			BACKSCROLL_MAX_CHARS,
 			true,
 		),
 		transcript: fit(
-			transcriptRows,
-			Number(transcriptTotal?.n ?? 0),
+			transcript,
+			transcript[0]?.total ?? 0,
 			TRANSCRIPT_MAX_ENTRIES,
 			TRANSCRIPT_MAX_CHARS,
 			false,
