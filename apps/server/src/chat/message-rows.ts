@@ -175,24 +175,15 @@ export async function insertMessage(store: Store, message: NewMessage): Promise<
 						allowArchived: message.role === "system",
 						lock: true,
 					});
-					const next = await tx.one(
-						tx.sql`SELECT coalesce(max(seq), 0) + 1 AS seq FROM chat_messages WHERE document_id = ${message.documentId}`,
-					);
-					// RETURNING: the row as stored without another round trip to read it back.
+					// The next seq is read in the insert itself, and RETURNING gives the row as stored: one round trip.
 					const row = await tx.one(
-						tx.sql`INSERT INTO chat_messages ${tx.sql({
-							id: message.id,
-							document_id: message.documentId,
-							seq: Number(next?.seq ?? 1),
-							author_login: message.authorLogin,
-							role: message.role,
-							body: message.body,
-							status: message.status,
-							reply_to: message.replyTo,
-							thread_root: message.threadRoot ?? null,
-							created_at: message.now,
-							updated_at: message.now,
-						})} RETURNING *`,
+						tx.sql`INSERT INTO chat_messages (id, document_id, seq, author_login, role, body, status, reply_to,
+							thread_root, created_at, updated_at)
+						VALUES (${message.id}, ${message.documentId},
+							(SELECT coalesce(max(seq), 0) + 1 FROM chat_messages WHERE document_id = ${message.documentId}),
+							${message.authorLogin}, ${message.role}, ${message.body}, ${message.status}, ${message.replyTo},
+							${message.threadRoot ?? null}, ${message.now}, ${message.now})
+						RETURNING *`,
 						messageRow,
 					);
 					if (message.attachments?.length) await insertAttachments(tx, message.id, message.attachments);
