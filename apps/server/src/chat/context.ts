@@ -110,18 +110,20 @@ export async function chatContext(
 		AND ${place} AND role = 'planner' AND status = 'done' AND seq < ${before})`;
 	// Each query's rows carry the count of every row it matched (a window over the rows before the limit): the
 	// entries left out are said, and a turn costs two statements, not five (the path to a turn, docs/performance.md).
-	// One after another: db may be a transaction, which runs one statement at a time.
-	const backscroll = await db.many(
-		db.sql`SELECT *, count(*) OVER () AS total FROM chat_messages WHERE document_id = ${documentId} AND ${place}
+	// Both at once: on PostgreSQL each takes its own pooled connection (a transaction would run them in turn).
+	const [backscroll, transcript] = await Promise.all([
+		db.many(
+			db.sql`SELECT *, count(*) OVER () AS total FROM chat_messages WHERE document_id = ${documentId} AND ${place}
 				AND role = 'person' AND seq > ${since} AND seq < ${before} ORDER BY seq DESC LIMIT ${BACKSCROLL_MAX_ENTRIES}`,
-		countedRow,
-	);
-	const transcript = await db.many(
-		db.sql`SELECT *, count(*) OVER () AS total FROM chat_messages WHERE document_id = ${documentId} AND ${seen}
+			countedRow,
+		),
+		db.many(
+			db.sql`SELECT *, count(*) OVER () AS total FROM chat_messages WHERE document_id = ${documentId} AND ${seen}
 				AND seq < ${before} AND (role = 'person' OR (role = 'planner' AND status = 'done'))
 				ORDER BY seq DESC LIMIT ${TRANSCRIPT_MAX_ENTRIES}`,
-		countedRow,
-	);
+			countedRow,
+		),
+	]);
 	return {
 		backscroll: fit(
 			backscroll,
