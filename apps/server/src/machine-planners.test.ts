@@ -188,15 +188,8 @@ describe("a machine's Planner credential", () => {
 	});
 
 	test("a document withdrawn from the machine (unused for 30 minutes) ends its link: access-revoked (4403)", async () => {
-		// Pings and silence limits past the 30 minutes, so only the withdrawal ends the link.
-		const s = await setup("sqlite", {
-			AGENT_CONNECTION_TIMEOUT_MS: "3600000",
-			AGENT_CONNECTION_MAX_SILENCE_MS: "3600000",
-		});
-		await machineOnline(s);
-		expect((await s.server.context.machines.requestPlanner(s.documentId, { by: "ana" })).status).toBe(
-			"assigned",
-		);
+		// Only the withdrawal ends the link.
+		const s = await assignedPastTheUnusedPeriod();
 		const socket = await attach(s, await plannerToken(s));
 		await socket.expect("attached");
 		clock.advance(31 * 60_000);
@@ -208,6 +201,19 @@ describe("a machine's Planner credential", () => {
 		expect((await socket.closed).code).toBe(4403);
 	});
 });
+
+/** The machine online and asked to run the document's Planner, with pings and silence limits past its 30 unused minutes. */
+async function assignedPastTheUnusedPeriod(): Promise<Setup> {
+	const s = await setup("sqlite", {
+		AGENT_CONNECTION_TIMEOUT_MS: "3600000",
+		AGENT_CONNECTION_MAX_SILENCE_MS: "3600000",
+	});
+	await machineOnline(s);
+	expect((await s.server.context.machines.requestPlanner(s.documentId, { by: "ana" })).status).toBe(
+		"assigned",
+	);
+	return s;
+}
 
 /** ana's @chopin message: the link's turn asks q1 and ends; resolves with its start once the Decision exists. */
 async function askedQ1(s: Setup, socket: AgentSocket) {
@@ -289,14 +295,7 @@ describe("a machine's disconnected Planner (spec: Resuming after a dropped link)
 	});
 
 	test("the machine's unused period ends nothing: past 30 minutes the document stays with it, and it resumes", async () => {
-		const s = await setup("sqlite", {
-			AGENT_CONNECTION_TIMEOUT_MS: "3600000",
-			AGENT_CONNECTION_MAX_SILENCE_MS: "3600000",
-		});
-		await machineOnline(s);
-		expect((await s.server.context.machines.requestPlanner(s.documentId, { by: "ana" })).status).toBe(
-			"assigned",
-		);
+		const s = await assignedPastTheUnusedPeriod();
 		const { session } = await disconnectedOn(s);
 		const logged = s.server.logs.length;
 		clock.advance(31 * 60_000);
