@@ -1,7 +1,7 @@
 // The daemon's side of its control socket, the transport only: Bun.listen for a Unix socket, node:net for a Windows named
 // pipe. What a connection's lines mean and what is answered is ipc.ts (serveLines).
 import type { Socket } from "node:net";
-import { ipcNet } from "./ipc-transport";
+import { ipcNet, SocketWrites } from "./ipc-transport";
 import type { Logger } from "./log";
 
 export interface Listener {
@@ -52,37 +52,28 @@ export function listenUnix({ socket, serve, inUse, log }: Listener): () => Promi
 
 /** A Bun socket's answers: what the socket did not take yet is written as it drains, and an end waits for it. */
 class BunChannel implements AnswerChannel {
-	private pending = new Uint8Array(0);
+	private readonly writes: SocketWrites;
 	private ending = false;
 	closed = false;
 
-	constructor(private readonly socket: Bun.Socket<unknown>) {}
+	constructor(private readonly socket: Bun.Socket<unknown>) {
+		this.writes = new SocketWrites(socket);
+	}
 
 	write(text: string): void {
-		if (this.closed || this.ending) return;
-		if (this.pending.length > 0) {
-			const more = new TextEncoder().encode(text);
-			const joined = new Uint8Array(this.pending.length + more.length);
-			joined.set(this.pending);
-			joined.set(more, this.pending.length);
-			this.pending = joined;
-			return;
-		}
-		const written = this.socket.write(text);
-		if (written < Buffer.byteLength(text))
-			this.pending = new TextEncoder().encode(text).subarray(Math.max(0, written));
+		if (!this.closed && !this.ending) this.writes.write(text);
 	}
 
 	end(text: string): void {
 		this.write(text);
 		this.ending = true;
-		if (this.pending.length === 0) this.socket.end();
+		if (this.writes.done) this.socket.end();
 	}
 
 	flush(): void {
-		if (this.closed || this.pending.length === 0) return;
-		this.pending = this.pending.subarray(Math.max(0, this.socket.write(this.pending)));
-		if (this.pending.length === 0 && this.ending) this.socket.end();
+		if (this.closed || this.writes.done) return;
+		this.writes.flush();
+		if (this.writes.done && this.ending) this.socket.end();
 	}
 
 	closeNow(): void {
