@@ -45,11 +45,7 @@ export const jsonValueSchema = z.custom<JsonValue>((value) => isJsonValue(value)
 });
 
 export const jsonObjectSchema = z.custom<{ [key: string]: JsonValue }>(
-	(value) =>
-		typeof value === "object" &&
-		value !== null &&
-		!Array.isArray(value) &&
-		isPlainObject(value) &&
-		isJsonValue(value),
+	// isJsonValue already holds an object to being a plain one.
+	(value) => isJsonValue(value) && typeof value === "object" && value !== null && !Array.isArray(value),
 	{ message: "Expected a JSON object." },
 );
