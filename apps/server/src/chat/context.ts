@@ -4,7 +4,7 @@ import { codePointLength } from "@chopin/agent-link";
 import { z } from "zod";
 import type { Db } from "../store/store";
 import { PLANNER_HANDLE } from "./mentions";
-import { type MessageRow, messageRow } from "./message-rows";
+import { messageRow } from "./message-rows";
 
 /** Backscroll: at most 40 entries and normally 8,000 characters (one message is kept whole even if larger). */
 export const BACKSCROLL_MAX_ENTRIES = 40;
@@ -50,7 +50,7 @@ export interface ChatContextOptions {
 	thread?: { root: string; rootSeq: number };
 }
 
-function entryOf(row: MessageRow): ContextEntry {
+function entryOf(row: ContextRow): ContextEntry {
 	const login = row.role === "planner" ? PLANNER_HANDLE : (row.author_login ?? "unknown");
 	const line = `@${login}: ${row.body}`;
 	return {
@@ -69,7 +69,7 @@ function entryOf(row: MessageRow): ContextEntry {
  * the character budget, so what is kept is always an unbroken run up to the newest. With
  * keepOneWhole, the newest entry is kept even when it alone is over the budget.
  */
-function fit(rows: MessageRow[], total: number, maxEntries: number, maxChars: number, keepOneWhole: boolean) {
+function fit(rows: ContextRow[], total: number, maxEntries: number, maxChars: number, keepOneWhole: boolean) {
 	const entries: ContextEntry[] = [];
 	let chars = 0;
 	for (const row of rows) {
@@ -83,8 +83,14 @@ function fit(rows: MessageRow[], total: number, maxEntries: number, maxChars: nu
 	return { entries: entries.reverse(), omitted: total - entries.length };
 }
 
-/** A message row with the count of every row its query matched (count(*) OVER ()). */
-const countedRow = messageRow.extend({ total: z.coerce.number().int() });
+/**
+ * What an entry needs of a message, and the count of every row its query matched: a turn reads up to 140 rows here,
+ * so neither the other columns nor their JSON are read and checked.
+ */
+const contextRow = messageRow
+	.pick({ id: true, seq: true, author_login: true, role: true, body: true })
+	.extend({ total: z.coerce.number().int() });
+type ContextRow = z.infer<typeof contextRow>;
 
 /**
  * Chat context for a Planner turn (spec: hosted-agent.md, Chat context). The Planner's last turn is
@@ -108,20 +114,24 @@ export async function chatContext(
 	// The Planner's last finished turn in this place: backscroll is what people said since.
 	const since = db.sql`(SELECT coalesce(max(seq), 0) FROM chat_messages WHERE document_id = ${documentId}
 		AND ${place} AND role = 'planner' AND status = 'done' AND seq < ${before})`;
-	// Each query's rows carry the count of every row it matched (a window over the rows before the limit): the
-	// entries left out are said, and a turn costs two statements, not five (the path to a turn, docs/performance.md).
+	// Each query's rows carry the count of every row it matched: the entries left out are said, and a turn costs two
+	// statements, not five (the path to a turn, docs/performance.md). The count is a subquery over the same rows, run
+	// once; a window (count(*) OVER ()) would read every matching row whole and sort them all before the limit.
+	const backscrolled = db.sql`document_id = ${documentId} AND ${place} AND role = 'person' AND seq > ${since}
+		AND seq < ${before}`;
+	const transcribed = db.sql`document_id = ${documentId} AND ${seen} AND seq < ${before}
+		AND (role = 'person' OR (role = 'planner' AND status = 'done'))`;
 	// Both at once: on PostgreSQL each takes its own pooled connection (a transaction would run them in turn).
 	const [backscroll, transcript] = await Promise.all([
 		db.many(
-			db.sql`SELECT *, count(*) OVER () AS total FROM chat_messages WHERE document_id = ${documentId} AND ${place}
-				AND role = 'person' AND seq > ${since} AND seq < ${before} ORDER BY seq DESC LIMIT ${BACKSCROLL_MAX_ENTRIES}`,
-			countedRow,
+			db.sql`SELECT id, seq, author_login, role, body, (SELECT count(*) FROM chat_messages WHERE ${backscrolled}) AS total
+				FROM chat_messages WHERE ${backscrolled} ORDER BY seq DESC LIMIT ${BACKSCROLL_MAX_ENTRIES}`,
+			contextRow,
 		),
 		db.many(
-			db.sql`SELECT *, count(*) OVER () AS total FROM chat_messages WHERE document_id = ${documentId} AND ${seen}
-				AND seq < ${before} AND (role = 'person' OR (role = 'planner' AND status = 'done'))
-				ORDER BY seq DESC LIMIT ${TRANSCRIPT_MAX_ENTRIES}`,
-			countedRow,
+			db.sql`SELECT id, seq, author_login, role, body, (SELECT count(*) FROM chat_messages WHERE ${transcribed}) AS total
+				FROM chat_messages WHERE ${transcribed} ORDER BY seq DESC LIMIT ${TRANSCRIPT_MAX_ENTRIES}`,
+			contextRow,
 		),
 	]);
 	return {
