@@ -234,7 +234,9 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 				},
 				replies,
 			);
-			startReply().then(row.resolve, row.reject);
+			// On the next turn of the event loop: a frame sent while a client's frame (`started`) is handled leaves when
+			// that handling and its microtasks are done, so the row's write (synchronous on SQLite) would hold it back.
+			setImmediate(() => startReply().then(row.resolve, row.reject));
 			// A reply that cannot be written (the document archived meanwhile, the store failing): the turn stops.
 			void replies.lost.then((lost) => lost && turn.running && turn.abort());
 			// A person's @chopin message while it runs is steered into it (steer-turn).
