@@ -9,7 +9,11 @@
  * forwarder process (bench/turn-latency-forwarder.ts), the same POST body and frame parse. Target: p99 < 5 ms.
  * Not a test: it prints its figures.
  *
- *   bun bench/turn-latency.ts [sqlite|postgres|both, default both] [turns, default 300] [runs, default 1] [local|github, default local]
+ *   bun bench/turn-latency.ts [sqlite|postgres|both, default both] [turns, default 300] [runs, default 1] [local|github, default local] [pause ms, default 0]
+ *
+ * The pause: 0 posts each message as soon as the Planner is idle again (back to back); 1000 waits a second first, as
+ * a person writing the next message does. On a virtual machine the second is slower: the processes' caches go cold
+ * while they wait (docs/performance.md).
  *
  * local (the figure the target is about): AUTH_MODE=local, LOCAL_ACCOUNTS with octocat an admin of the repository,
  * LOCAL_PLANNER_CREDENTIALS=on; the access checks run in the server. github: AUTH_MODE=github against the GitHub
@@ -37,14 +41,42 @@ const WHICH = process.argv[2] ?? "both";
 const AUTH = (process.argv[5] ?? "local") as "local" | "github";
 const TURNS = Number(process.argv[3] ?? 300);
 const RUNS = Number(process.argv[4] ?? 1);
+/** How long after the last turn ended the next message is posted: 0 back to back, 1000 as a person types the next. */
+const PAUSE_MS = Number(process.argv[6] ?? 0);
 const WARM = 20;
 const TARGET_MS = 5;
 
 const now = () => performance.timeOrigin + performance.now();
 
+/** A line of the client process; a turn's carries when its frames crossed the socket (turn-latency-client.ts). */
+interface ClientEvent {
+	type: string;
+	tag?: string;
+	at: number;
+	message?: string;
+	startIn?: number;
+	startedOut?: number;
+	turnIn?: number;
+}
+
+/** The steps a turn's time is split into, from the POST's start: each one's times, in ms. */
+type Steps = Record<string, number[]>;
+
+/** A turn's steps, each from the end of the one before; the bare forwarder's turn has no session to start. */
+function stepsOf(started: number, e: ClientEvent): Record<string, number> {
+	if (e.startIn === undefined || e.startedOut === undefined)
+		return { "POST to the turn frame read": e.turnIn! - started, "the client's parse": e.at - e.turnIn! };
+	return {
+		"POST to `start` read (the message stored, first check)": e.startIn - started,
+		"the client's `start`, to `started` written": e.startedOut - e.startIn,
+		"`started` to the turn frame read (transcript, second check)": e.turnIn! - e.startedOut,
+		"the client's parse, to its turn handler": e.at - e.turnIn!,
+	};
+}
+
 /** A client process: its JSON lines, and waiters on them. */
 class Client {
-	readonly events: { type: string; tag?: string; at: number; message?: string }[] = [];
+	readonly events: ClientEvent[] = [];
 	readonly #waiters = new Set<() => void>();
 	readonly child: Subprocess<"pipe", "pipe", "inherit">;
 
@@ -110,22 +142,29 @@ async function measure(
 	client: Client,
 	post: (body: string) => Promise<Response>,
 	idle: () => Promise<void>,
+	steps: Steps,
 ): Promise<number[]> {
 	const times: number[] = [];
 	for (let i = 0; i < WARM + TURNS; i++) {
 		await idle();
+		if (PAUSE_MS > 0) await Bun.sleep(PAUSE_MS);
 		const tag = String(i);
 		const frame = client.until((e) => e.type === "turn" && e.tag === tag, `turn #${tag}`);
 		const started = now();
 		const res = await post(`@chopin turn #${tag}`);
 		if (res.status !== 201) throw new Error(`the message answered ${res.status}: ${await res.text()}`);
-		const { at } = await frame;
-		if (i >= WARM) times.push(at - started);
+		const event = await frame;
+		if (i < WARM) continue;
+		times.push(event.at - started);
+		for (const [step, ms] of Object.entries(stepsOf(started, event))) {
+			steps[step] ??= [];
+			steps[step].push(ms);
+		}
 	}
 	return times;
 }
 
-async function baseline(): Promise<number[]> {
+async function baseline(steps: Steps): Promise<number[]> {
 	const forwarder = Bun.spawn(["bun", join(import.meta.dir, "turn-latency-forwarder.ts")], {
 		stdout: "pipe",
 		stderr: "inherit",
@@ -144,6 +183,7 @@ async function baseline(): Promise<number[]> {
 					body: JSON.stringify({ body }),
 				}),
 			async () => {},
+			steps,
 		);
 	} finally {
 		await client.close();
@@ -210,7 +250,7 @@ async function localWorld(store: StoreKind): Promise<World> {
 	};
 }
 
-async function chopin(store: StoreKind): Promise<number[]> {
+async function chopin(store: StoreKind, steps: Steps): Promise<number[]> {
 	const world: World =
 		AUTH === "local"
 			? await localWorld(store)
@@ -227,6 +267,7 @@ async function chopin(store: StoreKind): Promise<number[]> {
 			async () => {
 				while ((await world.plannerState(document)) !== "attached") await Bun.sleep(1);
 			},
+			steps,
 		);
 	} finally {
 		await client?.close();
@@ -234,16 +275,29 @@ async function chopin(store: StoreKind): Promise<number[]> {
 	}
 }
 
+/** Each step's p50 / p99, so a miss says where its time went (each step's own tail, not a share of the total's). */
+function printSteps(steps: Steps): void {
+	for (const [step, times] of Object.entries(steps)) {
+		const { p50, p99 } = summary(times);
+		console.log(`    ${step}: p50 ${p50.toFixed(2)} ms, p99 ${p99.toFixed(2)} ms`);
+	}
+}
+
+console.log(`pause before each message: ${PAUSE_MS} ms`);
 const stores: StoreKind[] = WHICH === "both" ? ["sqlite", "postgres"] : [WHICH as StoreKind];
 console.log(`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
 for (let run = 1; run <= RUNS; run++) {
-	const bare = summary(await baseline());
+	const bareSteps: Steps = {};
+	const bare = summary(await baseline(bareSteps));
 	console.log(`run ${run}: bare Bun HTTP -> WebSocket forwarder (baseline): ${bare.text}`);
+	printSteps(bareSteps);
 	for (const store of stores) {
-		const s = summary(await chopin(store));
+		const steps: Steps = {};
+		const s = summary(await chopin(store, steps));
 		console.log(
 			`run ${run}: ${store} (${AUTH} auth): POST @chopin -> turn frame parsed: ${s.text}; p99 ${(s.p99 / bare.p99).toFixed(1)}x the baseline's, +${(s.p99 - bare.p99).toFixed(2)} ms; target p99 < ${TARGET_MS} ms: ${s.p99 < TARGET_MS ? "met" : "missed"}`,
 		);
+		printSteps(steps);
 	}
 	console.log(`load average: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
 }
