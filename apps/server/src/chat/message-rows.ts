@@ -167,6 +167,16 @@ export interface NewMessage {
  * tries again.
  */
 export async function insertMessage(store: Store, message: NewMessage): Promise<MessageRow> {
+	if (store.kind === "postgres" && !message.attachments?.length) {
+		const row = await insertInOneStatement(store, message).catch((error: unknown) => {
+			if (isUniqueViolation(error)) return undefined;
+			throw error;
+		});
+		if (row) return row;
+		// No row: the document refuses it (said by checkDocument), or it changed meanwhile. A seq raced for: the
+		// transaction below, which locks the document before it reads the seq.
+		await checkDocument(store, message.documentId, { allowArchived: message.role === "system" });
+	}
 	for (let attempt = 1; ; attempt++) {
 		try {
 			return await store.transaction(
@@ -196,6 +206,34 @@ export async function insertMessage(store: Store, message: NewMessage): Promise<
 			throw error;
 		}
 	}
+}
+
+/**
+ * PostgreSQL, a message without files: the transaction's five round trips (BEGIN, SET LOCAL, the document's lock, the
+ * insert, COMMIT) as one autocommitted statement, on the path of every @chopin turn (docs/performance.md). It locks
+ * the document's row as checkDocument does and inserts only when the document takes messages (no row otherwise);
+ * set_config(..., true) sets synchronous_commit for this statement's own transaction, which is read at its commit.
+ * The seq is read when the statement starts: one that waited for the lock may collide, and the caller then takes the
+ * transaction.
+ */
+async function insertInOneStatement(store: Store, message: NewMessage): Promise<MessageRow | undefined> {
+	const commit = message.durable === false ? "off" : "on";
+	const archivedToo = message.role === "system" ? 1 : 0;
+	return store.one(
+		store.sql`WITH commit_mode AS (SELECT set_config('synchronous_commit', ${commit}, true) AS mode)
+			INSERT INTO chat_messages (id, document_id, seq, author_login, role, body, status, reply_to, thread_root,
+				created_at, updated_at)
+			SELECT ${message.id}, ${message.documentId},
+				(SELECT coalesce(max(seq), 0) + 1 FROM chat_messages WHERE document_id = ${message.documentId}),
+				${message.authorLogin}, ${message.role}, ${message.body}, ${message.status}, ${message.replyTo},
+				${message.threadRoot ?? null}, ${message.now}, ${message.now}
+			FROM documents CROSS JOIN commit_mode
+			WHERE documents.id = ${message.documentId} AND documents.deleted = 0
+				AND (documents.archived = 0 OR ${archivedToo} = 1)
+			FOR NO KEY UPDATE OF documents
+			RETURNING *`,
+		messageRow,
+	);
 }
 
 /** Refuses a missing or deleted document, and an archived one unless allowed; with lock, see readDocumentState. */

@@ -78,6 +78,28 @@ describeStores("chat messages", (t) => {
 		expect((await rejected(chat.get("nosuchmessage"))).status).toBe(404);
 	});
 
+	test("a deleted document takes nothing, a lazy commit included", async () => {
+		const { docs, chat } = await setup();
+		const doc = await docs.create({ repository: "a/b", title: "Gone", createdBy: "alice" });
+		await t.store.sql`UPDATE documents SET deleted = 1 WHERE id = ${doc.id}`;
+		const lazy = await rejected(chat.post(doc.id, { author: "alice", body: "hi" }, { durable: false }));
+		expect([lazy.code, lazy.status]).toEqual(["document-not-found", 404]);
+		expect((await rejected(chat.postNotice(doc.id, "Archived."))).code).toBe("document-not-found");
+		expect((await chat.list(doc.id).catch(() => ({ messages: [] }))).messages).toEqual([]);
+	});
+
+	test("a lazy commit leaves the connections' synchronous_commit as it was", async () => {
+		const { chat, doc } = await setup();
+		for (let i = 0; i < 8; i++)
+			await chat.post(doc.id, { author: "alice", body: `m${i}` }, { durable: false });
+		if (t.kind !== "postgres") return;
+		// Each on a connection of the pool, at once: every one the lazy posts used is among them.
+		const modes = await Promise.all(
+			Array.from({ length: 10 }, () => t.store.one(t.store.sql`SHOW synchronous_commit`)),
+		);
+		expect(new Set(modes.map((row) => row?.synchronous_commit))).toEqual(new Set(["on"]));
+	});
+
 	test("history pages back from the newest, oldest first on each page", async () => {
 		const { chat, doc } = await setup();
 		for (let i = 1; i <= 7; i++) await chat.post(doc.id, { author: "alice", body: `m${i}` });
