@@ -136,6 +136,8 @@ export interface ChatTurn {
 	prompt: string;
 	/** The person's message that began the turn (turn.message with retry-turn); absent for a notice. */
 	message?: string;
+	/** The message carries files: they are read for the turn (none is looked for otherwise). */
+	files?: true;
 	/** It runs message again after its earlier reply failed (Retry). */
 	retry?: boolean;
 	/** The thread's root when the message is in a thread: the reply goes there, the session forks (session-forks). */
@@ -152,6 +154,7 @@ export function messageTurn(
 		before: message.seq,
 		prompt: `@${message.authorLogin}: ${message.body}`,
 		message: message.id,
+		...(message.attachments?.length ? { files: true as const } : {}),
 		...(options.retry && { retry: true }),
 		...(options.thread && { thread: options.thread }),
 	};
@@ -201,7 +204,7 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 		// and level (capability-catalog), and the person's files, read again for every turn of the message (a Retry
 		// sends the same ones).
 		const choosing = planner.composer?.forTurn(documentId);
-		const reading = chatTurn.message ? domain.chat.attachments(chatTurn.message) : undefined;
+		const reading = chatTurn.message && chatTurn.files ? domain.chat.attachments(chatTurn.message) : undefined;
 		// Settled here too: a read that fails while the session starts is not an unhandled rejection.
 		for (const pending of [opening, choosing, reading]) pending?.catch(() => {});
 		let opened: TurnSession;
