@@ -2,19 +2,32 @@
  * `chopin status --json`, paired and connected, for two or more compiled binaries in the same run: each gets its own
  * paired home and runs its own daemon (its own `chopin run`) against one local server, and the binaries' statuses are
  * interleaved with `bun -e 0`, run after run. Median wall and CPU time (user + system, from spawnSync's resource
- * usage) and their ratios to `bun -e 0`. cli-startup.ts times one binary; this is for a before and an after whose
- * daemons differ too. Not a test.
+ * usage) and their ratios to `bun -e 0` and to the one-file status floor (status-floor.ts, compiled here and run
+ * against the first binary's home and daemon): on an idle VM the floor itself moves with the box, so a change is read
+ * against it. cli-startup.ts times one binary; this is for a before and an after whose daemons differ too. Not a test.
  *
  *   bun bench/status-before-after.ts <binary>,<binary>[,...] [runs, default 40]
  */
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startMachineServer } from "../apps/cli/src/testing/machine-server";
+import { compileTarget } from "../scripts/build-cli";
+import { hostTarget } from "../scripts/release/targets";
 import { type PairedDaemon, startPairedDaemons, stopPairedDaemons } from "./paired-daemons";
+import { statusFloorSource } from "./status-floor";
 
 const [binaries, runsArg] = Bun.argv.slice(2);
 if (!binaries) throw new Error("usage: bun bench/status-before-after.ts <binary>,<binary>[,...] [runs]");
 const runs = Number(runsArg ?? 40);
 const warmup = 3;
+
+const target = hostTarget();
+if (!target) throw new Error(`chopin is not built for ${process.platform}-${process.arch}`);
+const floorDir = join(tmpdir(), `chopin-status-floor-${process.pid}`);
+mkdirSync(floorDir, { recursive: true });
+writeFileSync(join(floorDir, "status-floor.ts"), statusFloorSource());
+const floor = await compileTarget(target, floorDir, { entry: join(floorDir, "status-floor.ts") });
 
 const machines = await startMachineServer({ env: { LOG_LEVEL: "warn" } });
 const setups: PairedDaemon[] = [];
@@ -33,6 +46,7 @@ try {
 	}
 	const commands: { name: string; argv: string[]; env: Record<string, string | undefined> }[] = [
 		{ name: "bun -e 0", argv: [process.execPath, "-e", "0"], env: process.env },
+		{ name: "status floor (one file)", argv: [floor], env: setups[0]!.env },
 		...setups.map(({ binary, env }) => ({ name: binary, argv: [binary, "status", "--json"], env })),
 	];
 	const wall = new Map(commands.map((c) => [c.name, [] as number[]]));
@@ -55,16 +69,18 @@ try {
 	const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 	const baseWall = median(wall.get("bun -e 0")!);
 	const baseCpu = median(cpu.get("bun -e 0")!);
+	const floorWall = median(wall.get("status floor (one file)")!);
 	console.log(`${runs} interleaved runs after ${warmup} warm-up\n`);
 	for (const { name } of commands) {
 		const w = median(wall.get(name)!);
 		const c = median(cpu.get(name)!);
 		console.log(
-			`${name}: wall ${w.toFixed(1)} ms (${(w / baseWall).toFixed(2)}x), CPU ${c.toFixed(1)} ms (${(c / baseCpu).toFixed(2)}x)`,
+			`${name}: wall ${w.toFixed(1)} ms (${(w / baseWall).toFixed(2)}x, ${(w / floorWall).toFixed(2)}x the floor), CPU ${c.toFixed(1)} ms (${(c / baseCpu).toFixed(2)}x)`,
 		);
 	}
 	console.log(`load average ${readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")}`);
 } finally {
 	await stopPairedDaemons(setups);
 	await machines.server.close();
+	rmSync(floorDir, { recursive: true, force: true });
 }
