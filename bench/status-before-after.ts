@@ -6,7 +6,11 @@
  * against the first binary's home and daemon): on an idle VM the floor itself moves with the box, so a change is read
  * against it. cli-startup.ts times one binary; this is for a before and an after whose daemons differ too. Not a test.
  *
- *   bun bench/status-before-after.ts <binary>,<binary>[,...] [runs, default 40]
+ *   bun bench/status-before-after.ts <binary>,<binary>[,...] [runs, default 40] [pause ms, default 0]
+ *
+ * The pause comes before each command: 0 runs them back to back; 1000 leaves the daemons and the box idle between
+ * them, as between two statuses a person or a prompt runs. On a virtual machine an idle daemon is slower to wake
+ * (docs/performance.md).
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,9 +21,10 @@ import { hostTarget } from "../scripts/release/targets";
 import { type PairedDaemon, startPairedDaemons, stopPairedDaemons } from "./paired-daemons";
 import { statusFloorSource } from "./status-floor";
 
-const [binaries, runsArg] = Bun.argv.slice(2);
+const [binaries, runsArg, pauseArg] = Bun.argv.slice(2);
 if (!binaries) throw new Error("usage: bun bench/status-before-after.ts <binary>,<binary>[,...] [runs]");
 const runs = Number(runsArg ?? 40);
+const pauseMs = Number(pauseArg ?? 0);
 const warmup = 3;
 
 const target = hostTarget();
@@ -53,6 +58,7 @@ try {
 	const cpu = new Map(commands.map((c) => [c.name, [] as number[]]));
 	for (let i = 0; i < warmup + runs; i++) {
 		for (const c of commands) {
+			if (pauseMs > 0) await Bun.sleep(pauseMs);
 			const start = performance.now();
 			const result = Bun.spawnSync(c.argv, { env: c.env, stdin: "ignore", stdout: "ignore", stderr: "pipe" });
 			const ms = performance.now() - start;
@@ -70,7 +76,7 @@ try {
 	const baseWall = median(wall.get("bun -e 0")!);
 	const baseCpu = median(cpu.get("bun -e 0")!);
 	const floorWall = median(wall.get("status floor (one file)")!);
-	console.log(`${runs} interleaved runs after ${warmup} warm-up\n`);
+	console.log(`${runs} interleaved runs after ${warmup} warm-up, ${pauseMs} ms before each\n`);
 	for (const { name } of commands) {
 		const w = median(wall.get(name)!);
 		const c = median(cpu.get(name)!);
