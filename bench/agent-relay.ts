@@ -21,11 +21,17 @@
  *   bun bench/agent-relay.ts [documents, default 1,8,64] [parts/s per document, default 100]
  *                            [steady seconds, default 5] [full-speed parts in all, default 32000]
  *                            [sqlite|postgres, default sqlite] [bursts of each, default 5]
+ *                            [bun|chromium pages, default bun]
+ *
+ * chromium: the page sockets are a headless Chromium's (agent-relay-browser.ts), opened by a page of the server's
+ * origin with the member's cookie, and timed in the page as each message event fires: the browser's own socket and
+ * event loop are in the figure, as a person's are. The bare forwarder's sockets are opened by the same browser.
  */
 import { join } from "node:path";
 import type { ServerWebSocket } from "bun";
 import type { StoreKind } from "../apps/server/src/store/store";
 import { AgentFixture } from "../apps/server/src/testing/agent-fixture";
+import { freePort } from "../test/reliability/support/server-process";
 import { LineChild } from "./agent-relay-lines";
 import { pgBackendCpuMicros } from "./pg-backend-cpu";
 
@@ -35,6 +41,8 @@ const seconds = Number(process.argv[4] ?? 5);
 const burstTotal = Number(process.argv[5] ?? 32_000);
 const storeKind = (process.argv[6] ?? "sqlite") as StoreKind;
 const bursts = Number(process.argv[7] ?? 5);
+const pagesIn = process.argv[8] ?? "bun";
+if (pagesIn !== "bun" && pagesIn !== "chromium") throw new Error("the pages argument is bun or chromium");
 
 interface BareData {
 	kind: "agent" | "page";
@@ -122,14 +130,16 @@ const cpuMicros = () => {
 let pgMicros: () => Promise<number> = async () => 0;
 
 const agents = new LineChild(join(import.meta.dir, "agent-relay-agents.ts"));
-const pages = new LineChild(join(import.meta.dir, "agent-relay-pages.ts"));
+const pages = new LineChild(
+	join(import.meta.dir, pagesIn === "chromium" ? "agent-relay-browser.ts" : "agent-relay-pages.ts"),
+);
 
 async function steadyPhase(set: string): Promise<Steady> {
 	await pages.command({ cmd: "reset" }, "reset");
 	const pg = await pgMicros();
 	const cpu = cpuMicros();
 	const sent = await agents.command({ cmd: "steady", set, rate, seconds }, "sent");
-	const latency = await pages.command({ cmd: "expect", count: sent.count }, "done");
+	const latency = await pages.command({ cmd: "expect", set, count: sent.count }, "done");
 	return {
 		p50: latency.p50,
 		p99: latency.p99,
@@ -145,7 +155,7 @@ async function burstPhase(set: string, documents: number): Promise<Burst> {
 	const pg = await pgMicros();
 	const cpu = cpuMicros();
 	const sent = await agents.command({ cmd: "burst", set, parts }, "sent");
-	const full = await pages.command({ cmd: "expect", count: sent.count }, "done");
+	const full = await pages.command({ cmd: "expect", set, count: sent.count }, "done");
 	return {
 		partsPerSecond: sent.count / ((full.lastAt - sent.first) / 1000),
 		cpu: (cpuMicros() - cpu) / sent.count,
@@ -159,14 +169,22 @@ const median = (xs: number[]) => {
 	return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-const f = await AgentFixture.start({ store: storeKind, env: { LOG_LEVEL: "warn" } });
+// A browser reaches the server at its public origin, so the server is named by its real address.
+const port = pagesIn === "chromium" ? await freePort() : undefined;
+const f = await AgentFixture.start({
+	store: storeKind,
+	env: {
+		LOG_LEVEL: "warn",
+		...(port !== undefined && { PORT: String(port), PUBLIC_URL: `http://127.0.0.1:${port}` }),
+	},
+});
 const bare = startBareForwarder();
 if (storeKind === "postgres") pgMicros = () => pgBackendCpuMicros(f.ctx.store);
 try {
 	const jar = await f.signIn("alice");
 	const bareUrl = `http://127.0.0.1:${bare.port}`;
 	console.log(
-		`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}; ${storeKind}; ${rate} parts/s per document for ${seconds} s, then ${burstTotal.toLocaleString("en-US")} parts at full speed, ${bursts} times each alternately`,
+		`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}; ${storeKind}; pages in ${pagesIn}; ${rate} parts/s per document for ${seconds} s, then ${burstTotal.toLocaleString("en-US")} parts at full speed, ${bursts} times each alternately`,
 	);
 	// A warm-up round first, unmeasured: a running server has relayed replies before, and its code is
 	// compiled by then; the bare forwarder's few lines need none.
