@@ -219,6 +219,20 @@ describe("the server process, killed with SIGKILL", () => {
 			const bob2 = (await signInLocally(target(c.server), "bob")).jar;
 			expect((await say(bob2, "@chopin long")).status).toBe(201);
 			await eventually("the turn at the Planner", () => planner.turns.some((p) => p.includes("long")));
+			// Its reply's row is written just after the turn leaves (docs/server.md): the crash comes once it is.
+			await eventually(
+				"the reply being written",
+				() =>
+					inspectStore(
+						c.dir,
+						(db) =>
+							db
+								.query(
+									"SELECT COUNT(*) AS n FROM chat_messages WHERE document_id = ? AND status = 'streaming'",
+								)
+								.get(documentId) as { n: number },
+					).n === 1,
+			);
 			await c.crash();
 			await browserBack(jar);
 			await eventually("reattached after the second crash", () => planner.attaches > 2);
@@ -227,17 +241,20 @@ describe("the server process, killed with SIGKILL", () => {
 			await eventually("the turn after", () => planner.turns.some((p) => p.includes("after")));
 			expect(planner.turns.filter((p) => p.includes("long"))).toHaveLength(1);
 			expect(planner.turns.filter((p) => p.includes("after"))).toHaveLength(1);
-			await eventually(
-				"the last reply done",
-				() =>
-					inspectStore(
-						c.dir,
-						(db) =>
-							db.query("SELECT COUNT(*) AS n FROM chat_messages WHERE status = 'streaming'").get() as {
-								n: number;
-							},
-					).n === 0,
-			);
+			// The reply's row is written just after its turn leaves, so it may not exist yet when the turn is seen.
+			await eventually("the last reply done", () => {
+				const { rows, streaming } = inspectStore(
+					c.dir,
+					(db) =>
+						db
+							.query(
+								`SELECT COUNT(*) AS rows, COUNT(*) FILTER (WHERE status = 'streaming') AS streaming
+								FROM chat_messages WHERE document_id = ?`,
+							)
+							.get(documentId) as { rows: number; streaming: number },
+				);
+				return rows === 6 && streaming === 0;
+			});
 			inspectStore(c.dir, (db) => {
 				expect(integrity(db)).toBe("ok");
 				const rows = db
