@@ -8,7 +8,7 @@
  * order is checked, as agent-relay-pages.ts does in Bun. Same JSON-line commands as agent-relay-pages.ts.
  */
 import { Browsers } from "../apps/server/src/testing/browser";
-import { commands, reply } from "./agent-relay-lines";
+import { commands, type PagesConnect, reply } from "./agent-relay-lines";
 
 type Page = Awaited<ReturnType<Browsers["open"]>>;
 /** One browser per set, as two people's would be: the server's page, and the bare forwarder's on about:blank. */
@@ -65,13 +65,7 @@ function openSockets(input: { url: string; documents: string[] }): Promise<void>
 	).then(() => {});
 }
 
-async function connect(input: {
-	set: string;
-	url: string;
-	origin?: string;
-	cookie?: string;
-	documents: string[];
-}) {
+async function connect(input: PagesConnect) {
 	const page = await browsers.open();
 	if (input.origin) {
 		const cookies = (input.cookie ?? "").split("; ").filter(Boolean);

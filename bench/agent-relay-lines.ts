@@ -22,6 +22,15 @@ export const SocketWithHeaders = WebSocket as unknown as new (
 	options: { protocols?: string[]; headers?: Record<string, string> },
 ) => WebSocket;
 
+/** The page processes' connect command: the set's sockets, one per document, with the page's Origin and cookie. */
+export interface PagesConnect {
+	set: string;
+	url: string;
+	origin?: string;
+	cookie?: string;
+	documents: string[];
+}
+
 export function reply(answer: object): void {
 	process.stdout.write(`${JSON.stringify(answer)}\n`);
 }

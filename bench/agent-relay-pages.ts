@@ -5,7 +5,7 @@
  * time the agent process wrote into it (performance.timeOrigin + performance.now() in both processes).
  * Commands as JSON lines on stdin (the cookie comes that way), answers on stdout.
  */
-import { commands, reply, SocketWithHeaders } from "./agent-relay-lines";
+import { commands, type PagesConnect, reply, SocketWithHeaders } from "./agent-relay-lines";
 
 const now = () => performance.timeOrigin + performance.now();
 /** The page sockets of each set by name: the bare forwarder's and the server's are open side by side. */
@@ -42,13 +42,7 @@ function onDelta(documentId: string, delta: string) {
 	if (waiting && received >= waiting.count) waiting.resolve();
 }
 
-async function connect(input: {
-	set: string;
-	url: string;
-	origin?: string;
-	cookie?: string;
-	documents: string[];
-}) {
+async function connect(input: PagesConnect) {
 	for (const document of input.documents) nextSeq.delete(document);
 	const opened = await Promise.all(
 		input.documents.map(
