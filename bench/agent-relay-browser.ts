@@ -7,28 +7,28 @@
  * (performance.timeOrigin + performance.now() in both; Chromium coarsens its clock to 0.1 ms), and every part's
  * order is checked, as agent-relay-pages.ts does in Bun. Same JSON-line commands as agent-relay-pages.ts.
  */
-import { Browsers } from "../apps/server/src/testing/browser";
-import { commands, type PagesConnect, reply } from "./agent-relay-lines";
+import { Browsers, browserCookies } from "../apps/server/src/testing/browser";
+import { commands, latencySummary, type PagesConnect, reply } from "./agent-relay-lines";
 
 type Page = Awaited<ReturnType<Browsers["open"]>>;
+/** What a page keeps of its sockets' events, as `window.relay`. */
+interface PageRelay {
+	received: number;
+	events: number;
+	lastAt: number;
+	latencies: number[];
+	error?: string;
+	nextSeq: Record<string, number>;
+}
+type RelayWindow = { relay: PageRelay };
 /** One browser per set, as two people's would be: the server's page, and the bare forwarder's on about:blank. */
 const browsers = new Browsers();
 const pages = new Map<string, Page>();
 
 /** Runs in the page: opens the sockets and counts, checks and times what they receive. */
 function openSockets(input: { url: string; documents: string[] }): Promise<void> {
-	type Relay = {
-		received: number;
-		events: number;
-		lastAt: number;
-		latencies: number[];
-		error?: string;
-		nextSeq: Record<string, number>;
-		sockets: WebSocket[];
-	};
-	const w = window as unknown as { relay: Relay };
-	w.relay = { received: 0, events: 0, lastAt: 0, latencies: [], nextSeq: {}, sockets: [] };
-	const relay = w.relay;
+	const relay: PageRelay = { received: 0, events: 0, lastAt: 0, latencies: [], nextSeq: {} };
+	(window as unknown as RelayWindow).relay = relay;
 	const onDelta = (documentId: string, delta: string) => {
 		const at = performance.timeOrigin + performance.now();
 		relay.events++;
@@ -50,7 +50,6 @@ function openSockets(input: { url: string; documents: string[] }): Promise<void>
 			(document) =>
 				new Promise<void>((resolve, reject) => {
 					const ws = new WebSocket(`${input.url.replace(/^http/, "ws")}/ws?document=${document}`);
-					relay.sockets.push(ws);
 					ws.onerror = () => reject(new Error(`the page socket for ${document} failed`));
 					ws.onclose = (event) => {
 						if (event.code !== 1000) relay.error ??= `page socket closed ${event.code}`;
@@ -68,21 +67,12 @@ function openSockets(input: { url: string; documents: string[] }): Promise<void>
 async function connect(input: PagesConnect) {
 	const page = await browsers.open();
 	if (input.origin) {
-		const cookies = (input.cookie ?? "").split("; ").filter(Boolean);
-		await page.context().addCookies(
-			cookies.map((pair) => {
-				const at = pair.indexOf("=");
-				return { name: pair.slice(0, at), value: pair.slice(at + 1), url: input.origin! };
-			}),
-		);
+		await page.context().addCookies(browserCookies(input.cookie ?? "", input.origin));
 		// The app's documents page, of the server's origin: the sockets opened from it carry that Origin and the
 		// cookie, as a document page's do, without a document page's own socket beside them.
 		await page.goto(`${input.origin}/`);
 	}
-	await page.evaluate(openSockets, {
-		url: input.origin ? input.origin : input.url,
-		documents: input.documents,
-	});
+	await page.evaluate(openSockets, { url: input.origin ?? input.url, documents: input.documents });
 	pages.set(input.set, page);
 	reply({ ev: "ready" });
 }
@@ -90,9 +80,7 @@ async function connect(input: PagesConnect) {
 async function reset() {
 	for (const page of pages.values())
 		await page.evaluate(() => {
-			const relay = (
-				window as unknown as { relay: { received: number; events: number; latencies: number[] } }
-			).relay;
+			const { relay } = window as unknown as RelayWindow;
 			relay.received = 0;
 			relay.events = 0;
 			relay.latencies = [];
@@ -105,33 +93,20 @@ async function expect(input: { set: string; count: number }) {
 	if (!page) throw new Error(`no page for the set ${input.set}`);
 	await page.waitForFunction(
 		(count: number) => {
-			const { relay } = window as unknown as { relay: { received: number; error?: string } };
+			const { relay } = window as unknown as RelayWindow;
 			return relay.received >= count || relay.error !== undefined;
 		},
 		input.count,
 		{ timeout: 120_000, polling: 50 },
 	);
-	const done = await page.evaluate(() => {
-		const { relay } = window as unknown as {
-			relay: { received: number; events: number; lastAt: number; latencies: number[]; error?: string };
-		};
-		const sorted = Float64Array.from(relay.latencies).sort();
-		const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
-		return {
-			received: relay.received,
-			events: relay.events,
-			lastAt: relay.lastAt,
-			p50: pct(50),
-			p99: pct(99),
-			max: sorted.at(-1),
-			error: relay.error,
-		};
-	});
-	if (done.error) {
-		reply({ ev: "error", message: done.error });
+	const { received, events, lastAt, latencies, error } = await page.evaluate(
+		() => (window as unknown as RelayWindow).relay,
+	);
+	if (error) {
+		reply({ ev: "error", message: error });
 		process.exit(1);
 	}
-	reply({ ev: "done", ...done });
+	reply({ ev: "done", received, events, lastAt, ...latencySummary(latencies) });
 }
 
 try {

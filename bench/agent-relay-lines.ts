@@ -31,6 +31,13 @@ export interface PagesConnect {
 	documents: string[];
 }
 
+/** p50, p99 and max of the added latencies a page process measured, in ms. */
+export function latencySummary(latencies: readonly number[]): { p50: number; p99: number; max: number } {
+	const sorted = Float64Array.from(latencies).sort();
+	const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
+	return { p50: pct(50), p99: pct(99), max: sorted.at(-1)! };
+}
+
 export function reply(answer: object): void {
 	process.stdout.write(`${JSON.stringify(answer)}\n`);
 }

@@ -5,7 +5,7 @@
  * time the agent process wrote into it (performance.timeOrigin + performance.now() in both processes).
  * Commands as JSON lines on stdin (the cookie comes that way), answers on stdout.
  */
-import { commands, type PagesConnect, reply, SocketWithHeaders } from "./agent-relay-lines";
+import { commands, latencySummary, type PagesConnect, reply, SocketWithHeaders } from "./agent-relay-lines";
 
 const now = () => performance.timeOrigin + performance.now();
 /** The page sockets of each set by name: the bare forwarder's and the server's are open side by side. */
@@ -84,9 +84,7 @@ async function expect(input: { count: number }) {
 		});
 		waiting = undefined;
 	}
-	const sorted = Float64Array.from(latencies).sort();
-	const pct = (p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))]!;
-	reply({ ev: "done", received, events, lastAt, p50: pct(50), p99: pct(99), max: sorted.at(-1) });
+	reply({ ev: "done", received, events, lastAt, ...latencySummary(latencies) });
 }
 
 for await (const command of commands()) {

@@ -30,7 +30,7 @@ import { COMPILE_FLAGS, compileTarget, ROOT } from "../scripts/build-cli";
 import { hostTarget } from "../scripts/release/targets";
 import { npmInstalls } from "./npm-installs";
 import { type PairedDaemon, startPairedDaemons, stopPairedDaemons } from "./paired-daemons";
-import { statusFloorSource } from "./status-floor";
+import { writeStatusFloor } from "./status-floor";
 
 const TARGET_RATIO = 1.3;
 
@@ -70,9 +70,7 @@ const chopin = values.binary ?? (await compile(join(ROOT, "apps/cli/src/main.ts"
 const trivialEntry = join(out, "trivial.ts");
 writeFileSync(trivialEntry, 'console.log("0.0.0");\n');
 const trivial = await compile(trivialEntry, "trivial");
-const floorEntry = join(out, "status-floor.ts");
-writeFileSync(floorEntry, statusFloorSource());
-const floor = await compile(floorEntry, "status-floor");
+const floor = await compile(writeStatusFloor(out), "status-floor");
 
 // Not paired: an empty home, and chopin's directories found the way a user's are (no XDG_* or CHOPIN_* overrides).
 const state = mkdtempSync(join(tmpdir(), "chopin-bench-"));

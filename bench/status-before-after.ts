@@ -12,14 +12,14 @@
  * them, as between two statuses a person or a prompt runs. On a virtual machine an idle daemon is slower to wake
  * (docs/performance.md).
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startMachineServer } from "../apps/cli/src/testing/machine-server";
 import { compileTarget } from "../scripts/build-cli";
 import { hostTarget } from "../scripts/release/targets";
 import { type PairedDaemon, startPairedDaemons, stopPairedDaemons } from "./paired-daemons";
-import { statusFloorSource } from "./status-floor";
+import { writeStatusFloor } from "./status-floor";
 
 const [binaries, runsArg, pauseArg] = Bun.argv.slice(2);
 if (!binaries) throw new Error("usage: bun bench/status-before-after.ts <binary>,<binary>[,...] [runs]");
@@ -31,8 +31,7 @@ const target = hostTarget();
 if (!target) throw new Error(`chopin is not built for ${process.platform}-${process.arch}`);
 const floorDir = join(tmpdir(), `chopin-status-floor-${process.pid}`);
 mkdirSync(floorDir, { recursive: true });
-writeFileSync(join(floorDir, "status-floor.ts"), statusFloorSource());
-const floor = await compileTarget(target, floorDir, { entry: join(floorDir, "status-floor.ts") });
+const floor = await compileTarget(target, floorDir, { entry: writeStatusFloor(floorDir) });
 
 const machines = await startMachineServer({ env: { LOG_LEVEL: "warn" } });
 const setups: PairedDaemon[] = [];

@@ -1,3 +1,6 @@
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+
 // The one-file status floor the status benches time beside chopin (cli-startup.ts, status-before-after.ts): the least
 // any `chopin status --json` must do, so that a figure over `bun -e 0` can be told apart from what the box itself adds
 // (on an idle VM, waking the daemon alone moves the ratio: docs/performance.md). Not a test.
@@ -7,7 +10,7 @@
  * (without normalising an override), the record, credential and config read, the two files hashed when there, the
  * daemon's socket tried and, when it answers, asked for its status; a short report printed; exit 3 not paired.
  */
-export function statusFloorSource(): string {
+function statusFloorSource(): string {
 	return `const env = process.env;
 const home = env.HOME;
 const mac = process.platform === "darwin";
@@ -41,4 +44,11 @@ if (!paired) {
   process.exitCode = 3;
 }
 `;
+}
+
+/** Writes the floor's source into `dir` and gives its path, for the bench to compile as it compiles chopin. */
+export function writeStatusFloor(dir: string): string {
+	const entry = join(dir, "status-floor.ts");
+	writeFileSync(entry, statusFloorSource());
+	return entry;
 }

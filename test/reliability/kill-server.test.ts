@@ -201,6 +201,19 @@ describe("the server process, killed with SIGKILL", () => {
 					}
 				).decisions;
 
+			/** The document's messages as stored: all of them, and those still streaming. */
+			const messageCounts = () =>
+				inspectStore(
+					c.dir,
+					(db) =>
+						db
+							.query(
+								`SELECT COUNT(*) AS rows, COUNT(*) FILTER (WHERE status = 'streaming') AS streaming
+								FROM chat_messages WHERE document_id = ?`,
+							)
+							.get(documentId) as { rows: number; streaming: number },
+				);
+
 			const browserBack = async (who: CookieJar) => {
 				const res = await pageRequest(target(c.server), who, "GET", `/api/documents/${documentId}`);
 				expect(res.status).toBe(200);
@@ -220,19 +233,7 @@ describe("the server process, killed with SIGKILL", () => {
 			expect((await say(bob2, "@chopin long")).status).toBe(201);
 			await eventually("the turn at the Planner", () => planner.turns.some((p) => p.includes("long")));
 			// Its reply's row is written just after the turn leaves (docs/server.md): the crash comes once it is.
-			await eventually(
-				"the reply being written",
-				() =>
-					inspectStore(
-						c.dir,
-						(db) =>
-							db
-								.query(
-									"SELECT COUNT(*) AS n FROM chat_messages WHERE document_id = ? AND status = 'streaming'",
-								)
-								.get(documentId) as { n: number },
-					).n === 1,
-			);
+			await eventually("the reply being written", () => messageCounts().streaming === 1);
 			await c.crash();
 			await browserBack(jar);
 			await eventually("reattached after the second crash", () => planner.attaches > 2);
@@ -243,16 +244,7 @@ describe("the server process, killed with SIGKILL", () => {
 			expect(planner.turns.filter((p) => p.includes("after"))).toHaveLength(1);
 			// The reply's row is written just after its turn leaves, so it may not exist yet when the turn is seen.
 			await eventually("the last reply done", () => {
-				const { rows, streaming } = inspectStore(
-					c.dir,
-					(db) =>
-						db
-							.query(
-								`SELECT COUNT(*) AS rows, COUNT(*) FILTER (WHERE status = 'streaming') AS streaming
-								FROM chat_messages WHERE document_id = ?`,
-							)
-							.get(documentId) as { rows: number; streaming: number },
-				);
+				const { rows, streaming } = messageCounts();
 				return rows === 6 && streaming === 0;
 			});
 			inspectStore(c.dir, (db) => {

@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { type AddressInfo, createServer } from "node:net";
 import { AgentFixture } from "../testing/agent-fixture";
-import { Browsers, chromiumMissing, WAIT } from "../testing/browser";
+import { Browsers, browserCookies, chromiumMissing, WAIT } from "../testing/browser";
 
 const missing = chromiumMissing();
 
@@ -45,14 +45,7 @@ describe.skipIf(missing)("the Planner restarting, in the page", () => {
 		await f.until(async () => !!(await f!.ctx.domain.decisions.findByRequest(doc.id, "q1")), "the Decision");
 
 		const page = await browsers.open();
-		const cookies = jar
-			.header()
-			.split("; ")
-			.map((pair) => {
-				const [name, ...value] = pair.split("=");
-				return { name: name!, value: value.join("="), url: origin };
-			});
-		await page.context().addCookies(cookies);
+		await page.context().addCookies(browserCookies(jar.header(), origin));
 		await page.goto(`${origin}/d/${doc.id}`);
 		await page.locator('[data-planner-state="attached"]').waitFor(WAIT);
 		expect(await page.locator("[data-planner-restarting]").count()).toBe(0);

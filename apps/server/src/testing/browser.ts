@@ -33,6 +33,17 @@ export function chromiumMissing(): boolean {
 	return missing;
 }
 
+/** A Cookie header (CookieJar.header()) as the cookies a browser context takes for `url`. */
+export function browserCookies(header: string, url: string): { name: string; value: string; url: string }[] {
+	return header
+		.split("; ")
+		.filter(Boolean)
+		.map((pair) => {
+			const at = pair.indexOf("=");
+			return { name: pair.slice(0, at), value: pair.slice(at + 1), url };
+		});
+}
+
 /** Browsers a test file opened, closed together; `errors` holds every page's script errors. */
 export class Browsers {
 	readonly errors: string[] = [];
