@@ -75,12 +75,14 @@ describe("module boundaries", () => {
 	/**
 	 * A plain `chopin status [--json]` runs without zod, commander, pino, env-paths or any Node
 	 * built-in: each costs more start-up than status's own work (docs/install.md § Start-up time).
-	 * It loads main.ts and, behind import(), status-main.ts; everything they import statically is
-	 * followed, `import type` and `require()` are not.
+	 * It loads main.ts and, behind import(), status-by-daemon.ts and status-main.ts; everything they
+	 * import statically is followed, `import type` and `require()` are not.
 	 */
 	test("what a plain `chopin status` loads imports no zod, commander, pino, env-paths or Node built-in", () => {
 		const agentLink = resolve(import.meta.dir, "..", "..", "..", "packages", "agent-link", "src");
-		const roots = ["main.ts", "status-main.ts"].map((f) => resolve(import.meta.dir, f));
+		const roots = ["main.ts", "status/status-by-daemon.ts", "status-main.ts"].map((f) =>
+			resolve(import.meta.dir, f),
+		);
 		const packages = new Set<string>();
 		const seen = new Set<string>();
 		const pending = [...roots];

@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
-// The chopin entry point: answers `--version` at once, runs the plain `chopin status [--json]` through status-main.ts,
-// and hands every other command to process-main.ts.
+// The chopin entry point: answers `--version` at once, asks the daemon for the plain `chopin status [--json]`
+// (status-by-daemon.ts) or else runs it through status-main.ts, and hands every other command to process-main.ts.
 //
 // Scripts and installers run `chopin --version`, so it costs no more than Bun's own start: nothing
 // else is imported before the answer. In a compiled binary (split ESM bytecode) what sits behind
@@ -21,7 +21,12 @@ if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
 	)
 		.then(() =>
 			shortcut
-				? import("./status-main").then(({ runStatusProcess }) => runStatusProcess(shortcut))
+				? import("./status/status-by-daemon")
+						.then(({ statusByDaemon }) => statusByDaemon(shortcut))
+						.then(
+							(code) =>
+								code ?? import("./status-main").then(({ runStatusProcess }) => runStatusProcess(shortcut)),
+						)
 				: import("./process-main").then(({ runProcess }) => runProcess(argv)),
 		)
 		.then(

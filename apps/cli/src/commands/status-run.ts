@@ -1,6 +1,7 @@
 // What `chopin status` does once its options are parsed: gather the report, print it (text or --json), and end with
 // the error that says what is wrong. Apart from the commander definition (status.ts), so that status-main.ts can run
 // the plain `chopin status [--json]` without loading commander or zod (docs/install.md § Start-up time).
+import type { DaemonStatus } from "../local/ipc";
 import { CliError, isCliErrorCode } from "../program/errors";
 import { FINAL_EXIT_CODES } from "../service/names";
 import { gatherStatus, type StatusContext, type StatusReport } from "../status/status-report";
@@ -10,8 +11,13 @@ export interface StatusOptions {
 	json: boolean;
 }
 
-export async function runStatus(options: StatusOptions, ctx: StatusContext): Promise<void> {
-	const report = await gatherStatus(ctx);
+/** Gathers and prints; `own` is the daemon's status when the daemon runs this for a client (status-for-client.ts). */
+export async function runStatus(
+	options: StatusOptions,
+	ctx: StatusContext,
+	own?: DaemonStatus,
+): Promise<void> {
+	const report = await gatherStatus(ctx, own);
 	// Not parsed again on the way out (that would load zod): the tests check every report against statusReportSchema.
 	if (options.json) ctx.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
 	else ctx.stdout.write(formatStatus(report));

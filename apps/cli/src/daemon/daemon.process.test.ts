@@ -7,6 +7,7 @@ import { ipcRequest } from "../local/ipc";
 import { lockCheckout } from "../local/lock";
 import { loadMachineConfig, saveMachineConfig } from "../machine/machine-config";
 import { upgradeCommand } from "../program/version";
+import { statusReportRequest } from "../status/status-by-daemon";
 import { statusReportSchema } from "../status/status-report-schema";
 import { eventually, killCliProcesses, readLog, runCliProcess, spawnCli } from "../testing/cli-process";
 import {
@@ -160,6 +161,21 @@ describe("one daemon, many checkouts", () => {
 		// (what ipcRequest does) accepts the real daemon's answer as it is.
 		const answer = await ipcRequest({ socket: h.paths.socket, clock: systemClock() }, { type: "status" });
 		expect(answer.status).toMatchObject({ pid: daemon.pid, connection: { state: "connected" } });
+		// So does its status-report answer, which is what the plain `chopin status --json` above printed.
+		const request = statusReportRequest(
+			{ platform: "linux", env: h.env, cwd: process.cwd(), execPath: process.execPath, main: Bun.main },
+			true,
+		);
+		const built = await ipcRequest(
+			{ socket: h.paths.socket, clock: systemClock() },
+			{ ...request, paths: { ...request.paths } },
+		);
+		expect(built.output).toMatchObject({ stderr: "", exitCode: 0 });
+		expect(statusReportSchema.parse(JSON.parse(built.output!.stdout))).toMatchObject({
+			daemon: report.daemon,
+			checkouts: report.checkouts,
+			account: report.account,
+		});
 		// The server heard the report.
 		await eventually("the server's view of both checkouts", async () => {
 			const view = await machines.server.context.machines.view(machineId, "ana");

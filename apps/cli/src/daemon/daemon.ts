@@ -25,6 +25,7 @@ import { httpReach } from "./reach";
 import { controlRequests, daemonStatus } from "./requests";
 import { type SandboxReport, sandboxKind } from "./sandbox-kind";
 import { daemonSettings } from "./settings";
+import { statusForClient } from "./status-for-client";
 import { watchStopRequest } from "./stop-request";
 import { NetworkWatcher, type Trigger, WakeDetector } from "./triggers";
 
@@ -241,6 +242,18 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 		report: () => link.report(),
 		stop,
 	};
+	const status = () =>
+		daemonStatus({
+			ctx,
+			server,
+			startedAt,
+			link,
+			checkouts,
+			planners,
+			sandbox,
+			runs: seams.runs ?? (() => runs.states()),
+			service: seams.service,
+		});
 	let ipc: IpcServer | undefined;
 	let endStopWatch: (() => void) | undefined;
 	let failure: unknown;
@@ -250,18 +263,8 @@ export async function runDaemon(ctx: CliContext, seams: DaemonSeams = {}): Promi
 			platform: ctx.platform,
 			log: ctx.log,
 			handler: controlRequests({
-				status: () =>
-					daemonStatus({
-						ctx,
-						server,
-						startedAt,
-						link,
-						checkouts,
-						planners,
-						sandbox,
-						runs: seams.runs ?? (() => runs.states()),
-						service: seams.service,
-					}),
+				status,
+				statusReport: (request) => statusForClient(request, ctx, status),
 				checkouts,
 				report: () => link.report(),
 				reload: () => loadMachineConfig(ctx.paths)?.checkouts ?? [],

@@ -1,7 +1,8 @@
-// What the daemon answers on its control socket: status (its view of the connection and what it serves),
-// add-checkout (lock it, report), reload (the config's checkouts and Planner settings), stop (graceful).
+// What the daemon answers on its control socket: status (its view of the connection and what it serves), status-report
+// (the whole `chopin status`, status-for-client.ts), add-checkout (lock it, report), reload (the config's checkouts and
+// Planner settings), stop (graceful).
 import type { PlannerState, RunState } from "@chopin/agent-link/machine";
-import type { DaemonPlanner, DaemonStatus, IpcHandler } from "../local/ipc";
+import type { DaemonPlanner, DaemonStatus, IpcAnswer, IpcHandler, IpcRequest } from "../local/ipc";
 import type { Checkout } from "../machine/machine-config";
 import type { CliContext } from "../program/context";
 import type { ServiceManagerKind } from "../service/names";
@@ -11,6 +12,8 @@ import type { SandboxReport } from "./sandbox-kind";
 
 export interface RequestDeps {
 	status(): DaemonStatus;
+	/** The whole `chopin status` for a client that asked for it built here (status-for-client.ts). */
+	statusReport(request: Extract<IpcRequest, { type: "status-report" }>): Promise<IpcAnswer<"status-report">>;
 	checkouts: ServedCheckouts;
 	/** The served state changed: tell the server. */
 	report(): void;
@@ -26,6 +29,8 @@ export function controlRequests(deps: RequestDeps): IpcHandler {
 		switch (request.type) {
 			case "status":
 				return { type: "status", status: deps.status() };
+			case "status-report":
+				return deps.statusReport(request);
 			case "add-checkout": {
 				const added = await deps.checkouts.add({
 					path: request.path,

@@ -4,6 +4,7 @@
 import type { Clock } from "@chopin/agent-link/clock";
 import { parseJsonWithin } from "@chopin/agent-link/json-depth";
 import { CliError } from "../program/errors";
+import { nothingAt } from "./socket-file";
 
 /** A request or response line longer than this is refused: nothing legitimate comes close. */
 export const IPC_MAX_LINE_BYTES = 1024 * 1024;
@@ -189,20 +190,6 @@ export class SocketWrites {
 
 function isNamedPipe(socket: string): boolean {
 	return socket.startsWith("\\\\.\\pipe\\");
-}
-
-/**
- * Whether nothing is at `path`. Opening it says so in ~10 µs once status has read a file, where
- * Bun.connect takes ~0.3 ms to; a socket, or anything else there, is left to Bun.connect (a
- * socket cannot be opened, ENXIO, and Bun.mmap refuses a FIFO without waiting for a writer).
- */
-function nothingAt(path: string): boolean {
-	try {
-		Bun.mmap(path, { shared: false });
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === "ENOENT";
-	}
-	return false;
 }
 
 /** A Windows named pipe through node:net. */

@@ -9,7 +9,15 @@ import { killFixtures, startFixture } from "../testing/child";
 import { makeTempDir } from "../testing/context";
 import { sampleDaemonStatus } from "../testing/daemon-status";
 import { asyncRefusal as refusal } from "../testing/refusal";
-import { type IpcHandler, type IpcRequest, type IpcServer, ipcRequest, listenIpc } from "./ipc";
+import {
+	type IpcHandler,
+	type IpcRequest,
+	type IpcServer,
+	ipcRequest,
+	ipcRequestSchema,
+	isStatusReportRequest,
+	listenIpc,
+} from "./ipc";
 
 const dirs: string[] = [];
 const servers: IpcServer[] = [];
@@ -33,6 +41,15 @@ function socketPath(): string {
 
 const status = sampleDaemonStatus();
 
+const STATUS_REPORT = {
+	type: "status-report",
+	version: "0.1.0",
+	json: true,
+	installMethod: "binary",
+	paths: { socket: "/state/chopin.sock", credentialFile: "/state/credential.json" },
+	serviceDefinition: "/home/ana/.config/systemd/user/chopin.service",
+} as const;
+
 const received: IpcRequest[] = [];
 const handler: IpcHandler = async (request) => {
 	received.push(request);
@@ -53,6 +70,10 @@ const handler: IpcHandler = async (request) => {
 			return { type: "stop" };
 		case "reload":
 			return { type: "reload" };
+		case "status-report":
+			return request.json
+				? { type: "status-report", output: { stdout: "{}\n", stderr: "", exitCode: 0 } }
+				: { type: "status-report", output: null, declined: "not in text" };
 	}
 };
 
@@ -91,6 +112,40 @@ describe("the control socket", () => {
 		).toEqual({ type: "add-checkout", added: false });
 		expect(await ipcRequest(options, { type: "reload" })).toEqual({ type: "reload" });
 		expect(await ipcRequest(options, { type: "stop" })).toEqual({ type: "stop" });
+		for (const json of [true, false])
+			expect(await ipcRequest(options, { ...STATUS_REPORT, json })).toEqual(
+				json
+					? { type: "status-report", output: { stdout: "{}\n", stderr: "", exitCode: 0 } }
+					: { type: "status-report", output: null, declined: "not in text" },
+			);
+		expect(received.at(-1)).toEqual({ ...STATUS_REPORT, json: false });
+	});
+
+	test("the status-report request is known without zod exactly as the schema knows it", () => {
+		const variants: unknown[] = [
+			STATUS_REPORT,
+			{ ...STATUS_REPORT, json: false, installMethod: "npm", paths: {} },
+			{ ...STATUS_REPORT, extra: 1 },
+			{ ...STATUS_REPORT, json: "yes" },
+			{ ...STATUS_REPORT, version: 1 },
+			{ ...STATUS_REPORT, installMethod: "homebrew" },
+			{ ...STATUS_REPORT, paths: { socket: 1 } },
+			{ ...STATUS_REPORT, paths: ["/s"] },
+			{ ...STATUS_REPORT, paths: null },
+			{ ...STATUS_REPORT, serviceDefinition: undefined },
+			{ ...STATUS_REPORT, type: "status" },
+			[STATUS_REPORT],
+			null,
+			"status-report",
+		];
+		for (const value of variants) {
+			const json = JSON.parse(JSON.stringify(value) ?? "null");
+			expect({ json, known: isStatusReportRequest(json) }).toEqual({
+				json,
+				known: ipcRequestSchema.safeParse(json).success,
+			});
+		}
+		expect(isStatusReportRequest(STATUS_REPORT)).toBe(true);
 	});
 
 	test("the socket is 0600 and removed on close", async () => {

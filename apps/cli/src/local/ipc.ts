@@ -1,10 +1,10 @@
 // The daemon's local control socket (a 0600 Unix socket, or a named pipe on Windows): newline-delimited JSON, zod-checked
-// both ways but for the exact status request and its answer (answerLine says why). The client's transport is
+// both ways but for the exact status and status-report requests and their answers (answerLine says why). The client's transport is
 // ipc-transport.ts.
 
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import { JSON_TOO_DEEP_MESSAGE, parseJsonWithin } from "@chopin/agent-link/json-depth";
-import { plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine/report";
+import { INSTALL_METHODS, plannerStateSchema, runStateSchema } from "@chopin/agent-link/machine/report";
 import { z } from "zod";
 import { repositorySchema } from "../machine/machine-config";
 import { CliError, isCliErrorCode } from "../program/errors";
@@ -29,6 +29,19 @@ export const ipcRequestSchema = z.discriminatedUnion("type", [
 	}),
 	z.strictObject({ type: z.literal("stop") }),
 	z.strictObject({ type: z.literal("reload") }),
+	/**
+	 * The whole `chopin status [--json]`, built by the daemon (status-by-daemon.ts): what the client would print and
+	 * its exit code. The client says who it is and where it looks; a daemon of another version, or with other paths,
+	 * declines, and so does one that cannot say whose machine it is yet (the client asks the server itself).
+	 */
+	z.strictObject({
+		type: z.literal("status-report"),
+		version: z.string(),
+		json: z.boolean(),
+		installMethod: z.enum(INSTALL_METHODS),
+		paths: z.record(z.string(), z.string()),
+		serviceDefinition: z.string(),
+	}),
 ]);
 
 export type IpcRequest = z.infer<typeof ipcRequestSchema>;
@@ -98,6 +111,13 @@ export const ipcResponseSchema = z.discriminatedUnion("type", [
 	z.strictObject({ type: z.literal("add-checkout"), added: z.boolean() }),
 	z.strictObject({ type: z.literal("stop") }),
 	z.strictObject({ type: z.literal("reload") }),
+	z.strictObject({
+		type: z.literal("status-report"),
+		/** Null when the daemon declines: the client gathers the status itself. */
+		output: z.strictObject({ stdout: z.string(), stderr: z.string(), exitCode: z.number().int() }).nullable(),
+		/** Why it declined, for the client's debug log. */
+		declined: z.string().optional(),
+	}),
 	z.strictObject({
 		type: z.literal("error"),
 		code: z.string(),
@@ -206,15 +226,16 @@ async function answerLine(line: string, handler: IpcHandler, log: Logger | undef
 	// `status` is what scripts and prompts send most, and zod (jitless) checking the request and the answer was most of
 	// the daemon's ~5 ms of CPU per status (docs/performance.md): that exact request is known without it, and its
 	// answer is built by daemonStatus() from the daemon's own state, whose shape the tests hold to the schema.
-	const status = isStatusRequest(json.value);
-	const request = status
-		? ({ success: true, data: { type: "status" } } as const)
+	// The same for `status-report`, which a plain `chopin status` sends first (status-by-daemon.ts).
+	const known = isStatusRequest(json.value) || isStatusReportRequest(json.value);
+	const request = known
+		? ({ success: true, data: json.value as IpcRequest } as const)
 		: ipcRequestSchema.safeParse(json.value);
 	if (!request.success)
 		return errorAnswer("daemon-request-invalid", "The request is not one the daemon knows.");
 	try {
 		const answer = await handler(request.data);
-		return status ? answer : ipcResponseSchema.parse(answer);
+		return known ? answer : ipcResponseSchema.parse(answer);
 	} catch (error) {
 		if (error instanceof CliError) return errorAnswer(error.code, error.message, error.hint);
 		log?.error({ err: error, request: request.data.type }, "control request failed");
@@ -230,6 +251,29 @@ function isStatusRequest(value: unknown): boolean {
 	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
 	const keys = Object.keys(value);
 	return keys.length === 1 && keys[0] === "type" && (value as { type: unknown }).type === "status";
+}
+
+const STATUS_REPORT_KEYS = ["installMethod", "json", "paths", "serviceDefinition", "type", "version"];
+
+/** What ipcRequestSchema accepts as a status-report request, checked without zod (ipc.test.ts holds the two equal). */
+export function isStatusReportRequest(value: unknown): boolean {
+	if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+	const keys = Object.keys(value).sort();
+	if (keys.length !== STATUS_REPORT_KEYS.length || keys.some((key, i) => key !== STATUS_REPORT_KEYS[i]))
+		return false;
+	const request = value as Record<string, unknown>;
+	const paths = request.paths;
+	return (
+		request.type === "status-report" &&
+		typeof request.version === "string" &&
+		typeof request.json === "boolean" &&
+		(INSTALL_METHODS as readonly unknown[]).includes(request.installMethod) &&
+		typeof request.serviceDefinition === "string" &&
+		typeof paths === "object" &&
+		paths !== null &&
+		!Array.isArray(paths) &&
+		Object.values(paths).every((path) => typeof path === "string")
+	);
 }
 
 function errorAnswer(code: string, message: string, hint?: string): IpcResponse {

@@ -29,9 +29,13 @@ export type StatusContext = ServerApiContext &
 /** How long status waits for the server when the daemon cannot say who the machine belongs to. */
 export const ACCOUNT_LOOKUP_TIMEOUT_MS = 3_000;
 
-export async function gatherStatus(ctx: StatusContext): Promise<StatusReport> {
+/**
+ * The report. `own` is the daemon's own status when the daemon itself builds the report for a client
+ * (status-for-client.ts); else the daemon is asked over its socket.
+ */
+export async function gatherStatus(ctx: StatusContext, own?: DaemonStatus): Promise<StatusReport> {
 	// Asked first: the files are read while the connection is made.
-	const asking = askDaemon(ctx);
+	const asking: ReturnType<typeof askDaemon> = own ? Promise.resolve({ status: own }) : askDaemon(ctx);
 	const manager = serviceManagerFor(ctx.platform);
 	const definition = serviceDefinitionPath(ctx.platform, ctx.env, ctx.home, ctx.paths.stateDir);
 	const installed = Bun.file(definition).exists();

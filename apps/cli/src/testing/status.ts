@@ -1,8 +1,10 @@
 // A paired test home for status (a credential and a machine.json on a server nobody listens on) and a daemon's control
-// socket that answers status as a daemon of a given version would: for tests of what status gathers and prints.
+// socket that answers status and status-report as a daemon of a given version would: for tests of what status gathers
+// and prints.
 
-import { type IpcServer, listenIpc } from "../local/ipc";
-import { ensurePrivateDir } from "../local/paths";
+import { type StatusForClientContext, statusForClient } from "../daemon/status-for-client";
+import { type IpcRequest, type IpcServer, listenIpc } from "../local/ipc";
+import { ensurePrivateDir, platformDirs, resolvePaths } from "../local/paths";
 import { saveCredential } from "../machine/credential";
 import { machineConfigSchema, saveMachineConfig } from "../machine/machine-config";
 import { closedOrigin } from "./closed-port";
@@ -42,30 +44,69 @@ export function pairForStatus(ctx: TestContext): string {
 	return server;
 }
 
-/** Serves the context's control socket, answering status as daemon pid 777 of `version` would. */
-export function serveDaemonStatus(
+/** A fake daemon's control socket, and the types of the requests it was sent, in order. */
+export type FakeDaemon = IpcServer & { readonly requests: IpcRequest["type"][] };
+
+/**
+ * Serves the context's control socket, answering as daemon pid 777 of `version` would: status with its sample status,
+ * status-report with the daemon's own code (status-for-client.ts) run on that status, as a daemon started with the
+ * context's environment (its paths found from that environment as a real process finds them).
+ */
+export async function serveDaemonStatus(
 	ctx: TestContext,
 	server: string,
 	version: string,
 	overrides: Parameters<typeof sampleDaemonStatus>[0] = {},
-): Promise<IpcServer> {
+): Promise<FakeDaemon> {
 	ensurePrivateDir(ctx.paths.stateDir);
-	return listenIpc({
+	const status = () =>
+		sampleDaemonStatus({
+			pid: 777,
+			version,
+			server,
+			logFile: ctx.paths.logFile,
+			checkouts: [{ path: "/src/score", repository: "octo-org/score", access: "ok" }],
+			...overrides,
+		});
+	const paths = resolvePaths({
+		env: ctx.env,
+		platform: ctx.platform,
+		cwd: ctx.cwd,
+		defaults: platformDirs(ctx.platform, ctx.env, ctx.home),
+	});
+	const requests: IpcRequest["type"][] = [];
+	const ipc = await listenIpc({
 		socket: ctx.paths.socket,
 		platform: "linux",
 		handler: async (request) => {
-			if (request.type !== "status") throw new Error("unexpected request");
-			return {
-				type: "status",
-				status: sampleDaemonStatus({
-					pid: 777,
-					version,
-					server,
-					logFile: ctx.paths.logFile,
-					checkouts: [{ path: "/src/score", repository: "octo-org/score", access: "ok" }],
-					...overrides,
-				}),
-			};
+			requests.push(request.type);
+			if (request.type === "status") return { type: "status", status: status() };
+			if (request.type === "status-report")
+				return statusForClient(request, { ...daemonFacts(ctx), version, paths }, status);
+			throw new Error("unexpected request");
 		},
 	});
+	return Object.assign(ipc, { requests });
+}
+
+/** What status-for-client.ts reads of the daemon's context, taken from a test context. */
+function daemonFacts(ctx: TestContext): StatusForClientContext {
+	const { fetch, clock, log, signal, version, platform, arch, home, paths, secrets, env } = ctx;
+	const { execPath, selfCommand, installMethod } = ctx;
+	return {
+		fetch,
+		clock,
+		log,
+		signal,
+		version,
+		platform,
+		arch,
+		home,
+		paths,
+		secrets,
+		env,
+		execPath,
+		selfCommand,
+		installMethod,
+	};
 }
