@@ -1,8 +1,9 @@
 // The daemon's side of its control socket, the transport only: Bun.listen for a Unix socket, node:net for a Windows named
 // pipe. What a connection's lines mean and what is answered is ipc.ts (serveLines).
 import type { Socket } from "node:net";
-import { ipcNet, SocketWrites } from "./ipc-transport";
+import { ipcNet } from "./ipc-transport";
 import type { Logger } from "./log";
+import { SocketWrites } from "./unix-connection";
 
 export interface Listener {
 	socket: string;

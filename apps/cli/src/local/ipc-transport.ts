@@ -5,6 +5,7 @@ import type { Clock } from "@chopin/agent-link/clock";
 import { parseJsonWithin } from "@chopin/agent-link/json-depth";
 import { CliError } from "../program/errors";
 import { nothingAt } from "./socket-file";
+import { type Connection, type ConnectionEvents, connectUnix } from "./unix-connection";
 
 /** A request or response line longer than this is refused: nothing legitimate comes close. */
 export const IPC_MAX_LINE_BYTES = 1024 * 1024;
@@ -42,19 +43,6 @@ export interface IpcClientOptions {
 	timeoutMs?: number;
 	/** Ctrl-C: stop waiting and end with `interrupted`. */
 	signal?: AbortSignal;
-}
-
-/** One connection as exchange() uses it: the two transports below give the same events. */
-interface Connection {
-	write(text: string): void;
-	close(): void;
-}
-
-interface ConnectionEvents {
-	open(): void;
-	data(text: string): void;
-	error(error: NodeJS.ErrnoException): void;
-	close(): void;
 }
 
 function exchange(options: IpcClientOptions, payload: string): Promise<string> {
@@ -119,73 +107,6 @@ function exchange(options: IpcClientOptions, payload: string): Promise<string> {
 			? connectNet(options.socket, events)
 			: connectUnix(options.socket, events);
 	});
-}
-
-/**
- * A Unix socket through Bun.connect: node:net would load Node's stream modules (~5 ms of
- * `chopin status`; docs/install.md § Start-up time).
- */
-function connectUnix(path: string, events: ConnectionEvents): Connection {
-	const decoder = new TextDecoder();
-	let socket: Bun.Socket | undefined;
-	let closed = false;
-	let writes: SocketWrites | undefined;
-	Bun.connect({
-		unix: path,
-		socket: {
-			open(opened) {
-				socket = opened;
-				writes = new SocketWrites(opened);
-				if (closed) opened.end();
-				else events.open();
-			},
-			data: (_, chunk) => events.data(decoder.decode(chunk, { stream: true })),
-			drain: () => writes?.flush(),
-			error: (_, error) => events.error(error as NodeJS.ErrnoException),
-			close: () => events.close(),
-		},
-	}).catch((error: NodeJS.ErrnoException) => events.error(error));
-	return {
-		write(text) {
-			writes?.write(text);
-		},
-		close() {
-			closed = true;
-			socket?.end();
-		},
-	};
-}
-
-/** Text written to a Bun socket: what it did not take yet is kept and written as it drains (flush()), in order. */
-export class SocketWrites {
-	#pending = new Uint8Array(0);
-
-	constructor(private readonly socket: Bun.Socket<unknown>) {}
-
-	/** Whether everything written so far has been taken. */
-	get done(): boolean {
-		return this.#pending.length === 0;
-	}
-
-	write(text: string): void {
-		if (!this.done) {
-			const more = new TextEncoder().encode(text);
-			const joined = new Uint8Array(this.#pending.length + more.length);
-			joined.set(this.#pending);
-			joined.set(more, this.#pending.length);
-			this.#pending = joined;
-			return;
-		}
-		// The text as it is (a TextEncoder costs a plain status ~0.2 ms); its bytes only when the socket took part of it.
-		const written = this.socket.write(text);
-		if (written < Buffer.byteLength(text))
-			this.#pending = new TextEncoder().encode(text).subarray(Math.max(0, written));
-	}
-
-	flush(): void {
-		if (this.done) return;
-		this.#pending = this.#pending.subarray(Math.max(0, this.socket.write(this.#pending)));
-	}
 }
 
 function isNamedPipe(socket: string): boolean {

@@ -164,6 +164,25 @@ describe("chopin status, built by the daemon", () => {
 		});
 	}, 30_000);
 
+	test("a Ctrl-C before the connection opens still closes it once it opens: nothing keeps the process alive", async () => {
+		ctx = createTestContext();
+		ensurePrivateDir(ctx.paths.stateDir);
+		let closed = () => {};
+		const peerClosed = new Promise<void>((resolve) => {
+			closed = resolve;
+		});
+		const listener = Bun.listen({
+			unix: ctx.paths.socket,
+			socket: { data: () => {}, close: () => closed() },
+		});
+		closing.push({ close: () => listener.stop(true) });
+		const asked = askForStatus(ctx.paths.socket, "{}\n", 30);
+		// Delivered to the listeners interrupts.ts installed, before Bun.connect's open.
+		process.emit("SIGINT");
+		expect(await asked).toBe("interrupted");
+		await peerClosed;
+	});
+
 	test("a daemon that does not answer in time, closes, or answers something else is not believed", async () => {
 		ctx = createTestContext();
 		ensurePrivateDir(ctx.paths.stateDir);

@@ -16,6 +16,7 @@ import {
 	toPlatform,
 } from "../local/paths";
 import { nothingAt } from "../local/socket-file";
+import { connectUnix } from "../local/unix-connection";
 import { EXIT } from "../program/errors";
 import { onInterrupt } from "../program/interrupts";
 import { processWriter } from "../program/process-writer";
@@ -88,37 +89,32 @@ export function askForStatus(
 	return new Promise((resolve) => {
 		let buffer = "";
 		let settled = false;
-		let connection: { end(): void } | undefined;
 		const finish = (result: Output | undefined | "interrupted") => {
 			if (settled) return;
 			settled = true;
 			stopListening();
-			connection?.end();
+			// Closed even when it is not open yet: it is ended as it opens (unix-connection.ts).
+			connection.close();
 			resolve(result);
 		};
-		const decoder = new TextDecoder();
 		// Before connecting: a Ctrl-C that comes as the daemon accepts is not lost (then the default would kill the
 		// process without a word).
 		const stopListening = onInterrupt(() => finish("interrupted"));
-		Bun.connect({
-			unix: socket,
-			socket: {
-				open(s) {
-					connection = s;
-					s.timeout(waitSeconds);
-					s.write(request);
-				},
-				data(_, chunk) {
-					buffer += decoder.decode(chunk, { stream: true });
+		const connection = connectUnix(
+			socket,
+			{
+				open: () => connection.write(request),
+				data: (text) => {
+					buffer += text;
 					const newline = buffer.indexOf("\n");
 					if (newline >= 0) finish(outputOf(buffer.slice(0, newline)));
 				},
 				timeout: () => finish(undefined),
 				error: () => finish(undefined),
 				close: () => finish(undefined),
-				connectError: () => finish(undefined),
 			},
-		}).catch(() => finish(undefined));
+			{ timeoutSeconds: waitSeconds },
+		);
 	});
 }
 
