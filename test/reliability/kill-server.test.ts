@@ -219,9 +219,14 @@ describe("the server process, killed with SIGKILL", () => {
 				expect(res.status).toBe(200);
 			};
 
-			// Mid-question: the Decision is stored and open.
+			// Mid-question: the Decision is stored and open, and the turn that asked it has ended (its turn-end comes
+			// just after the question: a crash before the reply is stored done would fail that reply instead).
 			expect((await say(bob, "@chopin ask")).status).toBe(201);
 			await eventually("the Decision", async () => (await decisions()).length === 1);
+			await eventually("the asking turn's reply done", () => {
+				const { rows, streaming } = messageCounts();
+				return rows === 2 && streaming === 0;
+			});
 			await c.crash();
 			// The owner's browser comes back (its cookie restores the sign-in), so the Planner may attach again.
 			await browserBack(jar);
