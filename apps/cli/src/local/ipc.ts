@@ -1,6 +1,6 @@
 // The daemon's local control socket (a 0600 Unix socket, or a named pipe on Windows): newline-delimited JSON, zod-checked
-// both ways but for the exact status and status-report requests and their answers (answerLine says why). The client's transport is
-// ipc-transport.ts.
+// both ways but for the status and status-report requests and their answers (answerLine says why). The client's
+// transport is ipc-transport.ts.
 
 import { chmodSync, lstatSync, unlinkSync } from "node:fs";
 import { JSON_TOO_DEEP_MESSAGE, parseJsonWithin } from "@chopin/agent-link/json-depth";
@@ -115,7 +115,7 @@ export const ipcResponseSchema = z.discriminatedUnion("type", [
 		type: z.literal("status-report"),
 		/** Null when the daemon declines: the client gathers the status itself. */
 		output: z.strictObject({ stdout: z.string(), stderr: z.string(), exitCode: z.number().int() }).nullable(),
-		/** Why it declined, for the client's debug log. */
+		/** Why it declined: the client falls back whatever the reason; this says which check differed to a reader. */
 		declined: z.string().optional(),
 	}),
 	z.strictObject({

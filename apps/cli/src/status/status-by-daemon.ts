@@ -4,7 +4,7 @@
 //
 // Undefined means "gather it here": no daemon (or none on a Unix socket: Windows' named pipes take the full path), a
 // daemon of another version or with other paths, one that cannot say whose machine this is yet, or one that does not
-// answer within ANSWER_WAIT_MS. status-main.ts then runs the full status, which asks the daemon again and says what is
+// answer within ANSWER_WAIT_S. status-main.ts then runs the full status, which asks the daemon again and says what is
 // wrong with the same words as ever.
 import type { IpcRequest } from "../local/ipc";
 import {
