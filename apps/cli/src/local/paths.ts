@@ -75,6 +75,19 @@ export function homeDir(platform: Platform, env: Env): string {
 }
 
 /**
+ * The home and paths a chopin process started in `env` and `cwd` finds: the daemon's and every command's
+ * (process-context.ts), and what a plain status tells the daemon it looks at (status-by-daemon.ts).
+ */
+export function pathsFromEnvironment(
+	platform: Platform,
+	env: Env,
+	cwd: string,
+): { home: string; paths: CliPaths } {
+	const home = homeDir(platform, env);
+	return { home, paths: resolvePaths({ env, platform, cwd, defaults: platformDirs(platform, env, home) }) };
+}
+
+/**
  * The paths for one platform. `defaults` comes from platformDirs; the platform is a parameter so
  * Windows' named pipe and path joins are computed (and tested) on any host.
  * CHOPIN_STATE_DIR and CHOPIN_CONFIG_DIR override the defaults, for tests and unusual setups.

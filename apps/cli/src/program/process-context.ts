@@ -7,7 +7,7 @@
 import { systemClock } from "@chopin/agent-link/clock";
 import type { execa } from "execa";
 import { createLog, logLevelFromEnv } from "../local/log";
-import { homeDir, platformDirs, resolvePaths, toPlatform } from "../local/paths";
+import { pathsFromEnvironment, toPlatform } from "../local/paths";
 import { Secrets } from "../local/secrets";
 import type { StatusContext } from "../status/status-report";
 import type { CliContext } from "./context";
@@ -21,8 +21,7 @@ export function statusProcessContext(signal: AbortSignal): ProcessStatusContext 
 	// Not copied: chopin never changes its own environment, and copying it costs every start ~0.3 ms.
 	const env = process.env;
 	const cwd = process.cwd();
-	const home = homeDir(platform, env);
-	const paths = resolvePaths({ env, platform, cwd, defaults: platformDirs(platform, env, home) });
+	const { home, paths } = pathsFromEnvironment(platform, env, cwd);
 	const clock = systemClock();
 	const secrets = new Secrets();
 	const stdout = processWriter({ fd: 1, stream: () => process.stdout });

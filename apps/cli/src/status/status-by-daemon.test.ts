@@ -46,6 +46,19 @@ function silentDaemon(socket: string): { accepted: Promise<void>; close(): void 
 	return { accepted, close: () => listener.stop(true) };
 }
 
+/** A socket that answers each request line with `answer(line)` and ends the connection. */
+function answeringDaemon(socket: string, answer: (line: string) => string): { close(): void } {
+	const listener = Bun.listen({
+		unix: socket,
+		socket: {
+			data: (s, chunk) => {
+				s.end(answer(new TextDecoder().decode(chunk).trim()));
+			},
+		},
+	});
+	return { close: () => listener.stop(true) };
+}
+
 describe("chopin status, built by the daemon", () => {
 	test("a daemon of this version that knows whose machine it is builds it whole: the process prints what the command tree prints", async () => {
 		ctx = createTestContext();
@@ -121,27 +134,20 @@ describe("chopin status, built by the daemon", () => {
 		const status = sampleDaemonStatus({ pid: 777, version: ctx.version, server, logFile: ctx.paths.logFile });
 		const lines: string[] = [];
 		// What a daemon from before status-report answers: its request schema refuses the unknown type.
-		const listener = Bun.listen({
-			unix: ctx.paths.socket,
-			socket: {
-				data(socket, chunk) {
-					const line = new TextDecoder().decode(chunk).trim();
-					lines.push(JSON.parse(line).type);
-					socket.end(
-						`${JSON.stringify(
-							JSON.parse(line).type === "status"
-								? { type: "status", status }
-								: {
-										type: "error",
-										code: "daemon-request-invalid",
-										message: "The request is not one the daemon knows.",
-									},
-						)}\n`,
-					);
-				},
-			},
+		const daemon = answeringDaemon(ctx.paths.socket, (line) => {
+			const { type } = JSON.parse(line);
+			lines.push(type);
+			return `${JSON.stringify(
+				type === "status"
+					? { type: "status", status }
+					: {
+							type: "error",
+							code: "daemon-request-invalid",
+							message: "The request is not one the daemon knows.",
+						},
+			)}\n`;
 		});
-		closing.push({ close: () => listener.stop(true) });
+		closing.push(daemon);
 		const viaDaemon = await runCliProcess(["status", "--json"], processEnv());
 		expect(lines).toEqual(["status-report", "status"]);
 		expect(viaDaemon.stderr).toBe("");
@@ -200,28 +206,12 @@ describe("chopin status, built by the daemon", () => {
 			`${JSON.stringify({ type: "status-report", output: { stdout: "x", stderr: "", exitCode: 1.5 } })}\n`,
 			`${JSON.stringify({ type: "status", output: { stdout: "x", stderr: "", exitCode: 0 } })}\n`,
 		]) {
-			const listener = Bun.listen({
-				unix: socket,
-				socket: {
-					data: (s) => {
-						s.end(answer);
-					},
-				},
-			});
+			const daemon = answeringDaemon(socket, () => answer);
 			expect({ answer, got: await askForStatus(socket, request) }).toEqual({ answer, got: undefined });
-			listener.stop(true);
+			daemon.close();
 		}
-		const listener = Bun.listen({
-			unix: socket,
-			socket: {
-				data: (s) => {
-					s.end(
-						`${JSON.stringify({ type: "status-report", output: { stdout: "a\n", stderr: "b\n", exitCode: 4 } })}\n`,
-					);
-				},
-			},
-		});
-		closing.push({ close: () => listener.stop(true) });
+		const output = { stdout: "a\n", stderr: "b\n", exitCode: 4 };
+		closing.push(answeringDaemon(socket, () => `${JSON.stringify({ type: "status-report", output })}\n`));
 		expect(await askForStatus(socket, request)).toEqual({ stdout: "a\n", stderr: "b\n", exitCode: 4 });
 	});
 });

@@ -7,14 +7,7 @@
 // answer within ANSWER_WAIT_S. status-main.ts then runs the full status, which asks the daemon again and says what is
 // wrong with the same words as ever.
 import type { IpcRequest } from "../local/ipc";
-import {
-	type CliPaths,
-	homeDir,
-	type Platform,
-	platformDirs,
-	resolvePaths,
-	toPlatform,
-} from "../local/paths";
+import { type CliPaths, type Platform, pathsFromEnvironment, toPlatform } from "../local/paths";
 import { nothingAt } from "../local/socket-file";
 import { connectUnix } from "../local/unix-connection";
 import { EXIT } from "../program/errors";
@@ -68,8 +61,7 @@ export function statusReportRequest(
 	json: boolean,
 ): Omit<Extract<IpcRequest, { type: "status-report" }>, "paths"> & { paths: CliPaths } {
 	const { platform, env, cwd, execPath, main } = facts;
-	const home = homeDir(platform, env);
-	const paths = resolvePaths({ env, platform, cwd, defaults: platformDirs(platform, env, home) });
+	const { home, paths } = pathsFromEnvironment(platform, env, cwd);
 	return {
 		type: "status-report",
 		version: CLI_VERSION,

@@ -2,9 +2,9 @@
 // socket that answers status and status-report as a daemon of a given version would: for tests of what status gathers
 // and prints.
 
-import { type StatusForClientContext, statusForClient } from "../daemon/status-for-client";
+import { statusForClient } from "../daemon/status-for-client";
 import { type IpcRequest, type IpcServer, listenIpc } from "../local/ipc";
-import { ensurePrivateDir, platformDirs, resolvePaths } from "../local/paths";
+import { ensurePrivateDir, pathsFromEnvironment } from "../local/paths";
 import { saveCredential } from "../machine/credential";
 import { machineConfigSchema, saveMachineConfig } from "../machine/machine-config";
 import { closedOrigin } from "./closed-port";
@@ -68,12 +68,7 @@ export async function serveDaemonStatus(
 			checkouts: [{ path: "/src/score", repository: "octo-org/score", access: "ok" }],
 			...overrides,
 		});
-	const paths = resolvePaths({
-		env: ctx.env,
-		platform: ctx.platform,
-		cwd: ctx.cwd,
-		defaults: platformDirs(ctx.platform, ctx.env, ctx.home),
-	});
+	const { paths } = pathsFromEnvironment(ctx.platform, ctx.env, ctx.cwd);
 	const requests: IpcRequest["type"][] = [];
 	const ipc = await listenIpc({
 		socket: ctx.paths.socket,
@@ -82,31 +77,9 @@ export async function serveDaemonStatus(
 			requests.push(request.type);
 			if (request.type === "status") return { type: "status", status: status() };
 			if (request.type === "status-report")
-				return statusForClient(request, { ...daemonFacts(ctx), version, paths }, status);
+				return statusForClient(request, { ...ctx, version, paths }, status);
 			throw new Error("unexpected request");
 		},
 	});
 	return Object.assign(ipc, { requests });
-}
-
-/** What status-for-client.ts reads of the daemon's context, taken from a test context. */
-function daemonFacts(ctx: TestContext): StatusForClientContext {
-	const { fetch, clock, log, signal, version, platform, arch, home, paths, secrets, env } = ctx;
-	const { execPath, selfCommand, installMethod } = ctx;
-	return {
-		fetch,
-		clock,
-		log,
-		signal,
-		version,
-		platform,
-		arch,
-		home,
-		paths,
-		secrets,
-		env,
-		execPath,
-		selfCommand,
-		installMethod,
-	};
 }
