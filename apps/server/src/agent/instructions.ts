@@ -59,8 +59,8 @@ export function plannerInstructions(
 		lines.push("The Chat has no earlier messages.");
 	} else {
 		lines.push(
-			transcript.omitted > 0
-				? `The Chat so far (the ${transcript.entries.length} latest entries; ${transcript.omitted} older ones are left out):`
+			transcript.olderLeftOut
+				? `The Chat so far (the ${transcript.entries.length} latest entries; older ones are left out):`
 				: "The Chat so far:",
 			"",
 			...transcript.entries.map((entry) => entry.line),
@@ -83,8 +83,8 @@ export function forkedInstructions(
 	lines.push("You answer in a thread of the Chat, on this message:", thread.rootLine, "");
 	if (backscroll.entries.length > 0) {
 		lines.push(
-			backscroll.omitted > 0
-				? `Written in the thread since you last answered there (the ${backscroll.entries.length} latest; ${backscroll.omitted} older ones are left out):`
+			backscroll.olderLeftOut
+				? `Written in the thread since you last answered there (the ${backscroll.entries.length} latest; older ones are left out):`
 				: "Written in the thread since you last answered there:",
 			"",
 			...backscroll.entries.map((entry) => entry.line),

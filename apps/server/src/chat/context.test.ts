@@ -54,7 +54,7 @@ describeStores("chat context", (t) => {
 		// Backscroll: only what came after the Planner's last finished reply.
 		expect(context.backscroll).toMatchObject({
 			entries: [{ login: "carol", text: "@chopin thanks" }],
-			omitted: 0,
+			olderLeftOut: false,
 		});
 	});
 
@@ -67,7 +67,20 @@ describeStores("chat context", (t) => {
 		expect(backscroll.entries).toHaveLength(40);
 		expect(backscroll.entries[0]!.text).toBe("m6");
 		expect(backscroll.entries.at(-1)!.text).toBe("m45");
-		expect(backscroll.omitted).toBe(5);
+		expect(backscroll.olderLeftOut).toBe(true);
+	});
+
+	test("older entries are said to be left out only when there are some: 40 in the backscroll are all of it, 41 are not", async () => {
+		const { chat, doc, say } = await setup();
+		for (let i = 1; i <= 40; i++) await say(`m${i}`);
+		let { backscroll } = await chat.chatContext(doc.id);
+		expect(backscroll.entries).toHaveLength(40);
+		expect(backscroll.olderLeftOut).toBe(false);
+		await say("m41");
+		({ backscroll } = await chat.chatContext(doc.id));
+		expect(backscroll.entries).toHaveLength(40);
+		expect(backscroll.entries[0]!.text).toBe("m2");
+		expect(backscroll.olderLeftOut).toBe(true);
 	});
 
 	test("backscroll holds normally 8,000 characters, counted in code points of each line", async () => {
@@ -82,12 +95,12 @@ describeStores("chat context", (t) => {
 		({ backscroll } = await chat.chatContext(doc.id));
 		// 9 more characters would be over: the oldest goes.
 		expect(backscroll.entries.map((e) => e.chars)).toEqual([3000, 2000, 9]);
-		expect(backscroll.omitted).toBe(1);
+		expect(backscroll.olderLeftOut).toBe(true);
 		// 7983 emoji are 15,966 UTF-16 units but 7,991 characters: with the 9 before them, exactly 8,000.
 		await say("😀".repeat(7983));
 		({ backscroll } = await chat.chatContext(doc.id));
 		expect(backscroll.entries.map((e) => e.chars)).toEqual([9, 7991]);
-		expect(backscroll.omitted).toBe(3);
+		expect(backscroll.olderLeftOut).toBe(true);
 	});
 
 	test("one message over the budget alone is kept whole, and only when it is the newest", async () => {
@@ -97,11 +110,11 @@ describeStores("chat context", (t) => {
 		let { backscroll } = await chat.chatContext(doc.id);
 		expect(backscroll.entries.map((e) => e.chars)).toEqual([12_000]);
 		expect(backscroll.entries[0]!.text).toBe(line(12_000));
-		expect(backscroll.omitted).toBe(1);
+		expect(backscroll.olderLeftOut).toBe(true);
 		await say("newer");
 		({ backscroll } = await chat.chatContext(doc.id));
 		expect(backscroll.entries.map((e) => e.text)).toEqual(["newer"]);
-		expect(backscroll.omitted).toBe(2);
+		expect(backscroll.olderLeftOut).toBe(true);
 	});
 
 	test("the transcript holds at most the last 100 entries", async () => {
@@ -114,8 +127,8 @@ describeStores("chat context", (t) => {
 		expect(transcript.entries).toHaveLength(100);
 		expect(transcript.entries[0]!.line).toBe("@alice: q3");
 		expect(transcript.entries.at(-1)!.line).toBe("@chopin: a52");
-		expect(transcript.omitted).toBe(4);
-		expect(backscroll).toEqual({ entries: [], omitted: 0 });
+		expect(transcript.olderLeftOut).toBe(true);
+		expect(backscroll).toEqual({ entries: [], olderLeftOut: false });
 	});
 
 	test("the transcript holds at most 50,000 characters, and never cuts an entry", async () => {
@@ -128,11 +141,11 @@ describeStores("chat context", (t) => {
 		await say("x");
 		({ transcript } = await chat.chatContext(doc.id));
 		expect(transcript.entries.map((e) => e.chars)).toEqual([20_000, 10_000, 9]);
-		expect(transcript.omitted).toBe(1);
+		expect(transcript.olderLeftOut).toBe(true);
 		// A reply longer than the whole budget leaves nothing that fits after it.
 		await reply("y".repeat(TRANSCRIPT_MAX_CHARS));
 		({ transcript } = await chat.chatContext(doc.id));
-		expect(transcript).toEqual({ entries: [], omitted: 5 });
+		expect(transcript).toEqual({ entries: [], olderLeftOut: true });
 	});
 
 	test("failed and streaming replies and system notices are not context; before leaves the turn's message out", async () => {

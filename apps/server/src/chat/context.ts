@@ -1,7 +1,7 @@
 // The part of a document's Chat a Planner turn is given, within hosted-agent.md's "Chat context" bounds:
 // the backscroll since the Planner's last turn, and the transcript a new session starts from.
 import { codePointLength } from "@chopin/agent-link";
-import { z } from "zod";
+import type { z } from "zod";
 import type { Db } from "../store/store";
 import { PLANNER_HANDLE } from "./mentions";
 import { messageRow } from "./message-rows";
@@ -29,8 +29,11 @@ export interface ContextEntry {
 export interface ContextPart {
 	/** Oldest first. */
 	entries: ContextEntry[];
-	/** How many older entries the bounds left out. */
-	omitted: number;
+	/**
+	 * Whether older entries exist that the bounds left out. A yes or no, not a count: counting them would read the
+	 * whole Chat on every turn, and a long Chat would make every turn slower (docs/performance.md).
+	 */
+	olderLeftOut: boolean;
 }
 
 export interface ChatContext {
@@ -67,9 +70,10 @@ function entryOf(row: ContextRow): ContextEntry {
 /**
  * The newest entries, newest first in `rows`, that fit: stops at the first entry over the count or
  * the character budget, so what is kept is always an unbroken run up to the newest. With
- * keepOneWhole, the newest entry is kept even when it alone is over the budget.
+ * keepOneWhole, the newest entry is kept even when it alone is over the budget. `rows` holds one
+ * more than maxEntries when there are that many, so a row left over means older entries were left out.
  */
-function fit(rows: ContextRow[], total: number, maxEntries: number, maxChars: number, keepOneWhole: boolean) {
+function fit(rows: ContextRow[], maxEntries: number, maxChars: number, keepOneWhole: boolean): ContextPart {
 	const entries: ContextEntry[] = [];
 	let chars = 0;
 	for (const row of rows) {
@@ -80,16 +84,11 @@ function fit(rows: ContextRow[], total: number, maxEntries: number, maxChars: nu
 		entries.push(entry);
 		chars += entry.chars;
 	}
-	return { entries: entries.reverse(), omitted: total - entries.length };
+	return { entries: entries.reverse(), olderLeftOut: rows.length > entries.length };
 }
 
-/**
- * What an entry needs of a message, and the count of every row its query matched: a turn reads up to 140 rows here,
- * so neither the other columns nor their JSON are read and checked.
- */
-const contextRow = messageRow
-	.pick({ id: true, seq: true, author_login: true, role: true, body: true })
-	.extend({ total: z.coerce.number().int() });
+/** What an entry needs of a message: a turn reads up to 142 rows here, so neither the other columns nor their JSON are read and checked. */
+const contextRow = messageRow.pick({ id: true, seq: true, author_login: true, role: true, body: true });
 type ContextRow = z.infer<typeof contextRow>;
 
 /**
@@ -114,9 +113,8 @@ export async function chatContext(
 	// The Planner's last finished turn in this place: backscroll is what people said since.
 	const since = db.sql`(SELECT coalesce(max(seq), 0) FROM chat_messages WHERE document_id = ${documentId}
 		AND ${place} AND role = 'planner' AND status = 'done' AND seq < ${before})`;
-	// Each query's rows carry the count of every row it matched: the entries left out are said, and a turn costs two
-	// statements, not five (the path to a turn, docs/performance.md). The count is a subquery over the same rows, run
-	// once; a window (count(*) OVER ()) would read every matching row whole and sort them all before the limit.
+	// Each query reads one row more than its bound, which says whether older entries were left out: a turn's reads
+	// stay the same size however long the Chat grows (docs/performance.md, the path to a turn).
 	const backscrolled = db.sql`document_id = ${documentId} AND ${place} AND role = 'person' AND seq > ${since}
 		AND seq < ${before}`;
 	const transcribed = db.sql`document_id = ${documentId} AND ${seen} AND seq < ${before}
@@ -124,30 +122,18 @@ export async function chatContext(
 	// Both at once: on PostgreSQL each takes its own pooled connection (a transaction would run them in turn).
 	const [backscroll, transcript] = await Promise.all([
 		db.many(
-			db.sql`SELECT id, seq, author_login, role, body, (SELECT count(*) FROM chat_messages WHERE ${backscrolled}) AS total
-				FROM chat_messages WHERE ${backscrolled} ORDER BY seq DESC LIMIT ${BACKSCROLL_MAX_ENTRIES}`,
+			db.sql`SELECT id, seq, author_login, role, body FROM chat_messages WHERE ${backscrolled}
+				ORDER BY seq DESC LIMIT ${BACKSCROLL_MAX_ENTRIES + 1}`,
 			contextRow,
 		),
 		db.many(
-			db.sql`SELECT id, seq, author_login, role, body, (SELECT count(*) FROM chat_messages WHERE ${transcribed}) AS total
-				FROM chat_messages WHERE ${transcribed} ORDER BY seq DESC LIMIT ${TRANSCRIPT_MAX_ENTRIES}`,
+			db.sql`SELECT id, seq, author_login, role, body FROM chat_messages WHERE ${transcribed}
+				ORDER BY seq DESC LIMIT ${TRANSCRIPT_MAX_ENTRIES + 1}`,
 			contextRow,
 		),
 	]);
 	return {
-		backscroll: fit(
-			backscroll,
-			backscroll[0]?.total ?? 0,
-			BACKSCROLL_MAX_ENTRIES,
-			BACKSCROLL_MAX_CHARS,
-			true,
-		),
-		transcript: fit(
-			transcript,
-			transcript[0]?.total ?? 0,
-			TRANSCRIPT_MAX_ENTRIES,
-			TRANSCRIPT_MAX_CHARS,
-			false,
-		),
+		backscroll: fit(backscroll, BACKSCROLL_MAX_ENTRIES, BACKSCROLL_MAX_CHARS, true),
+		transcript: fit(transcript, TRANSCRIPT_MAX_ENTRIES, TRANSCRIPT_MAX_CHARS, false),
 	};
 }
