@@ -9,11 +9,14 @@
  * forwarder process (bench/turn-latency-forwarder.ts), the same POST body and frame parse. Target: p99 < 5 ms.
  * Not a test: it prints its figures.
  *
- *   bun bench/turn-latency.ts [sqlite|postgres|both, default both] [turns, default 300] [runs, default 1] [local|github, default local] [pause ms, default 0]
+ *   bun bench/turn-latency.ts [sqlite|postgres|both, default both] [turns, default 300] [runs, default 1] [local|github, default local] [pause ms, default 0] [earlier messages, default 0]
  *
  * The pause: 0 posts each message as soon as the Planner is idle again (back to back); 1000 waits a second first, as
  * a person writing the next message does. On a virtual machine the second is slower: the processes' caches go cold
  * while they wait (docs/performance.md).
+ *
+ * Earlier messages: the document's Chat holds that many people's messages (without @chopin, so no turn) before the
+ * first turn, as a document used for months does; a turn's cost must not grow with them (docs/performance.md).
  *
  * local (the figure the target is about): AUTH_MODE=local, LOCAL_ACCOUNTS with octocat an admin of the repository,
  * LOCAL_PLANNER_CREDENTIALS=on; the access checks run in the server. github: AUTH_MODE=github against the GitHub
@@ -23,7 +26,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Subprocess } from "bun";
+import { SQL, type Subprocess } from "bun";
 import type { StoreKind } from "../apps/server/src/store/store";
 import { createTestDatabase } from "../apps/server/src/store/testing";
 import {
@@ -43,6 +46,8 @@ const TURNS = Number(process.argv[3] ?? 300);
 const RUNS = Number(process.argv[4] ?? 1);
 /** How long after the last turn ended the next message is posted: 0 back to back, 1000 as a person types the next. */
 const PAUSE_MS = Number(process.argv[6] ?? 0);
+/** How many messages the Chat holds before the first turn (people's, none mentioning @chopin). */
+const EARLIER = Number(process.argv[7] ?? 0);
 const WARM = 20;
 const TARGET_MS = 5;
 
@@ -199,6 +204,8 @@ interface World {
 	plannerToken(document: string): Promise<string>;
 	say(document: string, body: string): Promise<Response>;
 	plannerState(document: string): Promise<string>;
+	/** After the earlier messages: the statistics a running database's autovacuum keeps (PostgreSQL's ANALYZE). */
+	analyze?(): Promise<void>;
 	close(): Promise<void>;
 }
 
@@ -242,6 +249,12 @@ async function localWorld(store: StoreKind): Promise<World> {
 			const res = await page("GET", `/api/documents/${document}/planner`);
 			return ((await res.json()) as { planner: { state: string } }).planner.state;
 		},
+		async analyze() {
+			if (!database) return;
+			const sql = new SQL(database.url);
+			await sql`ANALYZE chat_messages`;
+			await sql.close();
+		},
 		async close() {
 			await server.stop();
 			await database?.drop();
@@ -258,6 +271,13 @@ async function chopin(store: StoreKind, steps: Steps): Promise<number[]> {
 	let client: Client | undefined;
 	try {
 		const document = await world.createDocument("Turn latency");
+		for (let i = 0; i < EARLIER; i++) {
+			const res = await world.say(document, `an earlier message, number ${i}`);
+			if (res.status !== 201) throw new Error(`an earlier message answered ${res.status}: ${await res.text()}`);
+		}
+		// A table filled in seconds has no statistics yet, and PostgreSQL then plans the Chat's reads as if it were
+		// small; a server that has run for months has had them kept by autovacuum all along.
+		if (EARLIER > 0) await world.analyze?.();
 		const token = await world.plannerToken(document);
 		client = new Client({ mode: "agent", url: world.publicUrl, token, document });
 		await client.until((e) => e.type === "attached", "the Planner attached");
@@ -283,7 +303,7 @@ function printSteps(steps: Steps): void {
 	}
 }
 
-console.log(`pause before each message: ${PAUSE_MS} ms`);
+console.log(`pause before each message: ${PAUSE_MS} ms; earlier messages in the Chat: ${EARLIER}`);
 const stores: StoreKind[] = WHICH === "both" ? ["sqlite", "postgres"] : [WHICH as StoreKind];
 console.log(`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
 for (let run = 1; run <= RUNS; run++) {
