@@ -200,6 +200,8 @@ async function baseline(steps: Steps): Promise<number[]> {
 /** What the bench asks of a server: a document, its Planner credential, octocat's messages and the Planner's state. */
 interface World {
 	publicUrl: string;
+	/** octocat's sign-in cookie, as the page sends it. */
+	cookie(): string;
 	createDocument(title: string): Promise<string>;
 	plannerToken(document: string): Promise<string>;
 	say(document: string, body: string): Promise<Response>;
@@ -234,6 +236,7 @@ async function localWorld(store: StoreKind): Promise<World> {
 	const page = (method: string, path: string, body?: unknown) => pageRequest(target, jar, method, path, body);
 	return {
 		publicUrl: server.url,
+		cookie: () => jar.header(),
 		async createDocument(title) {
 			const res = await page("POST", "/api/documents", {
 				repository: "score-team/score",
@@ -267,31 +270,98 @@ async function chopin(store: StoreKind, steps: Steps): Promise<number[]> {
 	const world: World =
 		AUTH === "local"
 			? await localWorld(store)
-			: await GitHubServer.start({ store, env: { LOG_LEVEL: "warn" } });
+			: await githubWorld(await GitHubServer.start({ store, env: { LOG_LEVEL: "warn" } }));
 	let client: Client | undefined;
+	let page: PageSocket | undefined;
 	try {
 		const document = await world.createDocument("Turn latency");
 		for (let i = 0; i < EARLIER; i++) {
 			const res = await world.say(document, `an earlier message, number ${i}`);
-			if (res.status !== 201) throw new Error(`an earlier message answered ${res.status}: ${await res.text()}`);
+			if (res.status !== 201)
+				throw new Error(`an earlier message answered ${res.status}: ${await res.text()}`);
 		}
 		// A table filled in seconds has no statistics yet, and PostgreSQL then plans the Chat's reads as if it were
 		// small; a server that has run for months has had them kept by autovacuum all along.
 		if (EARLIER > 0) await world.analyze?.();
 		const token = await world.plannerToken(document);
+		page = await PageSocket.open(world, document);
 		client = new Client({ mode: "agent", url: world.publicUrl, token, document });
 		await client.until((e) => e.type === "attached", "the Planner attached");
+		while ((await world.plannerState(document)) !== "attached") await Bun.sleep(1);
+		const idle = page;
 		return await measure(
 			client,
 			(body) => world.say(document, body),
-			async () => {
-				while ((await world.plannerState(document)) !== "attached") await Bun.sleep(1);
-			},
+			() => idle.turnEnded(),
 			steps,
 		);
 	} finally {
+		page?.close();
 		await client?.close();
 		await world.close();
+	}
+}
+
+/** The GitHub-mode world, with its page cookie. */
+function githubWorld(server: GitHubServer): World {
+	return Object.assign(server, { cookie: () => server.jar.header() });
+}
+
+/**
+ * The person's page, open on the document as it is while they write (/ws?document=<id>, the server's Origin, the
+ * sign-in cookie): it gets every event of the turn, as the page does, and says when the Planner is idle again.
+ */
+class PageSocket {
+	/** Turns seen to end: a planner.status back to "attached" after any other state. */
+	#ended = 0;
+	/** How many times turnEnded was called: the messages posted so far. */
+	#asked = 0;
+	#busy = false;
+	#waiter?: () => void;
+
+	private constructor(readonly ws: WebSocket) {
+		ws.addEventListener("message", (event) => {
+			const e = JSON.parse(String(event.data)) as { type: string; state?: string };
+			if (e.type !== "planner.status") return;
+			if (e.state !== "attached") this.#busy = true;
+			else if (this.#busy) {
+				this.#busy = false;
+				this.#ended++;
+				this.#waiter?.();
+			}
+		});
+	}
+
+	static open(world: World, document: string): Promise<PageSocket> {
+		const Socket = WebSocket as unknown as new (
+			url: string,
+			options: { headers: Record<string, string> },
+		) => WebSocket;
+		const ws = new Socket(`${world.publicUrl.replace(/^http/, "ws")}/ws?document=${document}`, {
+			headers: { origin: world.publicUrl, cookie: world.cookie() },
+		});
+		return new Promise((resolve, reject) => {
+			ws.onopen = () => resolve(new PageSocket(ws));
+			ws.onerror = () => reject(new Error("the page socket failed"));
+		});
+	}
+
+	/** Before the n-th message (from 0): resolves once n turns have ended, so the Planner is idle again. */
+	turnEnded(): Promise<void> {
+		const target = this.#asked++;
+		return new Promise((resolve) => {
+			const check = () => {
+				if (this.#ended < target) return;
+				this.#waiter = undefined;
+				resolve();
+			};
+			this.#waiter = check;
+			check();
+		});
+	}
+
+	close(): void {
+		this.ws.close();
 	}
 }
 
