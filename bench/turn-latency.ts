@@ -3,17 +3,22 @@
  * cookie to POST /api/documents/:id/messages) to the `turn` frame parsed by the attached package client, which runs
  * in its own process (bench/turn-latency-client.ts) and stamps the frame as its turn handler gets it. The server is
  * its own process too (github mode against the GitHub emulator, as bench/restart-handover.ts), on SQLite or a fresh
- * PostgreSQL schema; the Planner attaches with a paired machine's Planner credential (chopin_p_). One turn at a time:
- * the next message is posted once the Planner is idle again (that wait is not timed). p50/p99 over N turns (default
+ * PostgreSQL schema; the Planner attaches with a paired machine's Planner credential (chopin_p_). The person's page is
+ * open on the document (/ws), so every event of the turn reaches it as in Chopin. One turn at a time: the next message
+ * is posted once the page hears the Planner is idle again (that wait is not timed). p50/p99 over N turns (default
  * 300) after a few untimed ones. Same-run baseline: the same client measure through a bare Bun HTTP -> WebSocket
  * forwarder process (bench/turn-latency-forwarder.ts), the same POST body and frame parse. Target: p99 < 5 ms.
  * Not a test: it prints its figures.
  *
- *   bun bench/turn-latency.ts [sqlite|postgres|both, default both] [turns, default 300] [runs, default 1] [local|github, default local] [pause ms, default 0] [earlier messages, default 0]
+ *   bun bench/turn-latency.ts [sqlite|postgres|both, default both] [turns, default 300] [runs, default 1] [local|github, default local] [pause ms, default 0] [earlier messages, default 0] [server warm-up turns, default 1000]
  *
  * The pause: 0 posts each message as soon as the Planner is idle again (back to back); 1000 waits a second first, as
  * a person writing the next message does. On a virtual machine the second is slower: the processes' caches go cold
  * while they wait (docs/performance.md).
+ *
+ * Server warm-up: before the measured document, that many turns on another document with its own Planner client, as a
+ * running server has answered others' messages; 0 measures a server just started (its JIT compiling on the same
+ * two cores, about 1 ms more at p50 and 4 ms more at p99; docs/performance.md).
  *
  * Earlier messages: the document's Chat holds that many people's messages (without @chopin, so no turn) before the
  * first turn, as a document used for months does; a turn's cost must not grow with them (docs/performance.md).
@@ -49,6 +54,8 @@ const PAUSE_MS = Number(process.argv[6] ?? 0);
 /** How many messages the Chat holds before the first turn (people's, none mentioning @chopin). */
 const EARLIER = Number(process.argv[7] ?? 0);
 const WARM = 20;
+/** Turns on another document first, so the server's code is warm as a running server's is (0: a cold server). */
+const SERVER_WARM = Number(process.argv[8] ?? 1000);
 const TARGET_MS = 5;
 
 const now = () => performance.timeOrigin + performance.now();
@@ -142,15 +149,17 @@ function summary(values: number[]): { p50: number; p99: number; text: string } {
 	};
 }
 
-/** Posts WARM + TURNS messages one at a time; the times from each POST's start to its frame, warm ones left out. */
+/** Posts warm + turns messages one at a time; the times from each POST's start to its frame, warm ones left out. */
 async function measure(
 	client: Client,
 	post: (body: string) => Promise<Response>,
 	idle: () => Promise<void>,
 	steps: Steps,
+	warm = WARM,
+	turns = TURNS,
 ): Promise<number[]> {
 	const times: number[] = [];
-	for (let i = 0; i < WARM + TURNS; i++) {
+	for (let i = 0; i < warm + turns; i++) {
 		await idle();
 		if (PAUSE_MS > 0) await Bun.sleep(PAUSE_MS);
 		const tag = String(i);
@@ -159,7 +168,7 @@ async function measure(
 		const res = await post(`@chopin turn #${tag}`);
 		if (res.status !== 201) throw new Error(`the message answered ${res.status}: ${await res.text()}`);
 		const event = await frame;
-		if (i < WARM) continue;
+		if (i < warm) continue;
 		times.push(event.at - started);
 		for (const [step, ms] of Object.entries(stepsOf(started, event))) {
 			steps[step] ??= [];
@@ -271,9 +280,11 @@ async function chopin(store: StoreKind, steps: Steps): Promise<number[]> {
 		AUTH === "local"
 			? await localWorld(store)
 			: await githubWorld(await GitHubServer.start({ store, env: { LOG_LEVEL: "warn" } }));
-	let client: Client | undefined;
-	let page: PageSocket | undefined;
 	try {
+		// A running server has answered other documents' messages before: its code is compiled by now (a cold one
+		// spends the first thousand turns compiling it, on the same two cores). That warm-up is another document's,
+		// with its own Planner, so the measured document and its client are as fresh as a person's next one.
+		if (SERVER_WARM > 0) await turnsOn(world, await world.createDocument("Warm-up"), SERVER_WARM, 0, {});
 		const document = await world.createDocument("Turn latency");
 		for (let i = 0; i < EARLIER; i++) {
 			const res = await world.say(document, `an earlier message, number ${i}`);
@@ -283,6 +294,17 @@ async function chopin(store: StoreKind, steps: Steps): Promise<number[]> {
 		// A table filled in seconds has no statistics yet, and PostgreSQL then plans the Chat's reads as if it were
 		// small; a server that has run for months has had them kept by autovacuum all along.
 		if (EARLIER > 0) await world.analyze?.();
+		return await turnsOn(world, document, WARM, TURNS, steps);
+	} finally {
+		await world.close();
+	}
+}
+
+/** The document's Planner attached (its own client process) and its page open; warm + turns messages, timed. */
+async function turnsOn(world: World, document: string, warm: number, turns: number, steps: Steps) {
+	let client: Client | undefined;
+	let page: PageSocket | undefined;
+	try {
 		const token = await world.plannerToken(document);
 		page = await PageSocket.open(world, document);
 		client = new Client({ mode: "agent", url: world.publicUrl, token, document });
@@ -294,11 +316,12 @@ async function chopin(store: StoreKind, steps: Steps): Promise<number[]> {
 			(body) => world.say(document, body),
 			() => idle.turnEnded(),
 			steps,
+			warm,
+			turns,
 		);
 	} finally {
 		page?.close();
 		await client?.close();
-		await world.close();
 	}
 }
 
@@ -373,7 +396,9 @@ function printSteps(steps: Steps): void {
 	}
 }
 
-console.log(`pause before each message: ${PAUSE_MS} ms; earlier messages in the Chat: ${EARLIER}`);
+console.log(
+	`pause before each message: ${PAUSE_MS} ms; earlier messages in the Chat: ${EARLIER}; server warm-up turns: ${SERVER_WARM}`,
+);
 const stores: StoreKind[] = WHICH === "both" ? ["sqlite", "postgres"] : [WHICH as StoreKind];
 console.log(`load average before: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
 for (let run = 1; run <= RUNS; run++) {
