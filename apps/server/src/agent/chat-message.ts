@@ -14,6 +14,9 @@ import type { ChatMessageInput, PlannerMessageResult } from "./planner-service";
 import { type ReserveDeps, reservePlanner } from "./reserve";
 import { wording } from "./wording";
 
+/** The longest the flush of an @chopin message waits for its turn to leave before it starts anyway. */
+export const FLUSH_WAITS_FOR_TURN_MS = 20;
+
 export async function handleChatMessage(
 	r: ReserveDeps,
 	input: ChatMessageInput,
@@ -76,11 +79,29 @@ export async function handleChatMessage(
 		throw error;
 	}
 	// The turn reads the message's files from the store, as a Retry of it does. It leaves as soon as the message
-	// is committed; the sender is told "sent" once the message is on disk too, the flush running meanwhile on
-	// another thread (store.synced(); docs/server.md, durable commits).
-	void runChatTurn(planner, messageTurn(message, { thread }));
+	// is committed; the sender is told "sent" once the message is on disk too (onDisk; docs/server.md, durable
+	// commits).
+	const left = Promise.withResolvers<void>();
+	void runChatTurn(planner, { ...messageTurn(message, { thread }), left: left.resolve });
+	const onDisk = flushOnceLeft(r, left.promise);
+	// Awaited by the Chat API; a caller that does not wait for it does not leave a failed flush unhandled.
+	onDisk.catch(() => {});
+	return { status: "sent", message, turn: true, onDisk };
+}
+
+/**
+ * The message's flush (store.synced()), started once its turn frame has left, or after FLUSH_WAITS_FOR_TURN_MS at
+ * most. Run beside the session's start, the flush and the answer to the sender slowed the turn a person waits on
+ * (docs/performance.md, Message to turn frame); nobody waits on that answer, since the page shows the message from
+ * its own event.
+ */
+async function flushOnceLeft(r: ReserveDeps, left: Promise<void>): Promise<void> {
+	const waited = Promise.withResolvers<void>();
+	const bound = r.deps.clock.setTimeout(waited.resolve, FLUSH_WAITS_FOR_TURN_MS);
+	void left.then(waited.resolve);
+	await waited.promise;
+	bound.cancel();
 	await r.deps.store.synced();
-	return { status: "sent", message, turn: true };
 }
 
 /**

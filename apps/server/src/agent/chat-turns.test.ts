@@ -4,6 +4,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { LiveEvent } from "../live/events";
 import { AgentFixture } from "../testing/agent-fixture";
+import { FLUSH_WAITS_FOR_TURN_MS } from "./chat-message";
 
 let f: AgentFixture | undefined;
 afterEach(async () => {
@@ -77,6 +78,7 @@ describe("@chopin messages", () => {
 
 	test("the turn leaves once the message is committed; the sender is answered once it is on disk", async () => {
 		const { f, documentId } = await start();
+		const jar = await f.signIn(f.cast.admin);
 		const { socket } = await f.attach("alice", documentId);
 		// The store's flush held until the test lets it go: the disk is slow.
 		const flushed = Promise.withResolvers<void>();
@@ -87,19 +89,63 @@ describe("@chopin messages", () => {
 			return flushed.promise.then(() => synced.call(f.ctx.store));
 		};
 		let answered = false;
-		const sent = f.ctx.planner
-			.handleMessage({ documentId, author: "bob", body: "@chopin go" })
+		const posting = f
+			.request("POST", `/api/documents/${documentId}/messages`, { body: "@chopin go" }, jar)
 			.finally(() => (answered = true));
 		const begun = await socket.expect("start");
+		// The flush waits for the turn to leave: nothing runs beside the session's start.
+		await f.sync(socket);
+		expect(flushes).toBe(0);
 		socket.send({ type: "started", session: begun.session });
 		const turn = await socket.expect("turn");
-		expect(turn.prompt).toBe("@bob: @chopin go");
+		expect(turn.prompt).toBe(`@${f.cast.admin}: @chopin go`);
+		await f.until(() => flushes === 1, "the flush, once the turn left");
 		expect(answered).toBe(false);
 		flushed.resolve();
-		expect(await sent).toMatchObject({ status: "sent", turn: true });
+		expect((await posting).status).toBe(201);
 		expect(flushes).toBe(1);
 		socket.send({ type: "turn-end", session: turn.session, turn: turn.turn, status: "finished" });
 		await f.until(() => f.ctx.planner.status(documentId).state === "attached", "the Planner to be idle");
+	});
+
+	test("a session slow to start holds the sender's answer 20 ms at most: the flush starts anyway", async () => {
+		const { f, documentId } = await start();
+		const jar = await f.signIn(f.cast.admin);
+		const { socket } = await f.attach("alice", documentId);
+		let flushes = 0;
+		const synced = f.ctx.store.synced;
+		f.ctx.store.synced = () => {
+			flushes++;
+			return synced.call(f.ctx.store);
+		};
+		const posting = f.request("POST", `/api/documents/${documentId}/messages`, { body: "@chopin go" }, jar);
+		const begun = await socket.expect("start");
+		await f.sync(socket);
+		await f.clock.advance(FLUSH_WAITS_FOR_TURN_MS - 1);
+		await f.sync(socket);
+		expect(flushes).toBe(0);
+		await f.clock.advance(1);
+		expect((await posting).status).toBe(201);
+		expect(flushes).toBe(1);
+		// The turn still goes on once the session starts.
+		socket.send({ type: "started", session: begun.session });
+		const turn = await socket.expect("turn");
+		socket.send({ type: "turn-end", session: turn.session, turn: turn.turn, status: "finished" });
+		await f.until(() => f.ctx.planner.status(documentId).state === "attached", "the Planner to be idle");
+	});
+
+	test("a turn that fails before its frame leaves lets the flush start at once", async () => {
+		const { f, documentId } = await start();
+		const jar = await f.signIn(f.cast.admin);
+		const { socket } = await f.attach("alice", documentId);
+		const posting = f.request("POST", `/api/documents/${documentId}/messages`, { body: "@chopin go" }, jar);
+		const begun = await socket.expect("start");
+		socket.send({ type: "start-failed", session: begun.session, message: "no model configured" });
+		expect((await posting).status).toBe(201);
+		await f.until(
+			async () => (await f.chat(documentId)).at(-1)?.status === "failed",
+			"the reply saying the turn failed",
+		);
 	});
 
 	test("a message without a mention, or with one only in code, is posted and starts no turn", async () => {

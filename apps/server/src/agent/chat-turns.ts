@@ -142,6 +142,8 @@ export interface ChatTurn {
 	retry?: boolean;
 	/** The thread's root when the message is in a thread: the reply goes there, the session forks (session-forks). */
 	thread?: MessageView;
+	/** Called once the turn frame has left, or the turn ended without one (at most once). */
+	left?: () => void;
 }
 
 /** The turn a person's message begins (or runs again, with retry): its reply answers it, in its thread if any. */
@@ -204,7 +206,8 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 		// and level (capability-catalog), and the person's files, read again for every turn of the message (a Retry
 		// sends the same ones).
 		const choosing = planner.composer?.forTurn(documentId);
-		const reading = chatTurn.message && chatTurn.files ? domain.chat.attachments(chatTurn.message) : undefined;
+		const reading =
+			chatTurn.message && chatTurn.files ? domain.chat.attachments(chatTurn.message) : undefined;
 		// Settled here too: a read that fails while the session starts is not an unhandled rejection.
 		for (const pending of [opening, choosing, reading]) pending?.catch(() => {});
 		let opened: TurnSession;
@@ -237,6 +240,7 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 				},
 				replies,
 			);
+			chatTurn.left?.();
 			// On the next turn of the event loop: a frame sent while a client's frame (`started`) is handled leaves when
 			// that handling and its microtasks are done, so the row's write (synchronous on SQLite) would hold it back.
 			setImmediate(() => startReply().then(row.resolve, row.reject));
@@ -264,6 +268,7 @@ export async function runChatTurn(planner: AttachedPlanner, chatTurn: ChatTurn):
 		// The reply says so, written now if the turn never had one.
 		return await failed(wording.turnFailed());
 	} finally {
+		chatTurn.left?.();
 		planner.idle();
 	}
 }

@@ -20,7 +20,17 @@ type PlannerState = (typeof PLANNER_STATES)[number];
 
 export type PlannerMessageResult =
 	/** Posted; `turn` says whether it became a turn of the attached Planner (it mentions @chopin). */
-	| { status: "sent"; message: MessageView; turn: boolean; steered?: boolean }
+	| {
+			status: "sent";
+			message: MessageView;
+			turn: boolean;
+			steered?: boolean;
+			/**
+			 * A message committed lazily (one that begins a turn): resolves once it is on disk, and the Chat API answers
+			 * the sender only then. Absent when the message was on disk before the result.
+			 */
+			onDisk?: Promise<void>;
+	  }
 	/** Not posted: nothing is kept for later. `message` is the sentence to show the person. */
 	| {
 			status: "refused";

@@ -81,7 +81,11 @@ export function registerChatRoutes(router: Router, ctx: AppContext): void {
 			...(attachments && { attachments: decodeAttachments(attachments) }),
 			...(thread !== undefined && { thread }),
 		});
-		if (reply.status === "sent") return jsonResponse({ message: reply.message }, { status: 201 });
+		if (reply.status === "sent") {
+			// The sender is told "sent" once the message is on disk (docs/server.md, durable commits).
+			await reply.onDisk;
+			return jsonResponse({ message: reply.message }, { status: 201 });
+		}
 		// Shown to the sender only: nothing was stored, and nothing is kept for a Planner that attaches later.
 		throw new HttpError(409, reply.code, reply.message);
 	});
