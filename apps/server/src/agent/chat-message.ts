@@ -92,8 +92,8 @@ export async function handleChatMessage(
 /**
  * The message's flush (store.synced()), started once its turn frame has left, or after FLUSH_WAITS_FOR_TURN_MS at
  * most. Run beside the session's start, the flush and the answer to the sender slowed the turn a person waits on
- * (docs/performance.md, Message to turn frame); nobody waits on that answer, since the page shows the message from
- * its own event.
+ * (docs/performance.md, Message to turn frame). The page shows the message from its own event; only its composer
+ * waits for the answer, to clear the text.
  */
 async function flushOnceLeft(r: ReserveDeps, left: Promise<void>): Promise<void> {
 	const waited = Promise.withResolvers<void>();
