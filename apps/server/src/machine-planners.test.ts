@@ -343,9 +343,12 @@ describe("an @chopin message with no attached Planner", () => {
 		expect(planners).toMatchObject({ type: "planners", planners: [{ document: { id: s.documentId } }] });
 		const socket = await attach(s, await plannerToken(s));
 		await socket.expect("attached");
-		const res = await sent;
-		expect(res.status).toBe(201);
-		expect(await socket.nextOf("start")).toMatchObject({ type: "start" });
+		const start = await socket.nextOf("start");
+		expect(start).toMatchObject({ type: "start" });
+		// The sender is answered once the message is on disk, which waits for its turn to leave (or 20 ms).
+		socket.send({ type: "started", session: start.session });
+		expect(await socket.nextOf("turn")).toMatchObject({ type: "turn" });
+		expect((await sent).status).toBe(201);
 	});
 
 	test("not attached within the wait: 'Still connecting…'; a backend exiting again and again: 'Can't connect…: why'", async () => {

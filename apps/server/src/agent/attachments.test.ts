@@ -43,9 +43,12 @@ async function attached(features: string, catalog?: Catalog) {
 	return { f, socket, bob, documentId: doc.id };
 }
 
-/** bob's @chopin message with a screenshot and notes, over the Chat API, and the turn frame it begins. */
+/**
+ * bob's @chopin message with a screenshot and notes, over the Chat API, and the turn frame it begins. The Chat API
+ * answers once the message is on disk, which waits for the turn to leave: the session is started meanwhile.
+ */
 async function sendWithFiles(f: AgentFixture, socket: AgentSocket, documentId: string, bob: CookieJar) {
-	const res = await f.request(
+	const posting = f.request(
 		"POST",
 		`/api/documents/${documentId}/messages`,
 		{
@@ -57,11 +60,13 @@ async function sendWithFiles(f: AgentFixture, socket: AgentSocket, documentId: s
 		},
 		bob,
 	);
-	expect(res.status).toBe(201);
-	const { message } = (await res.json()) as { message: { id: string } };
 	const start = await socket.nextOf("start");
 	socket.send({ type: "started", session: start.session });
-	return { message, turn: await socket.nextOf("turn") };
+	const turn = await socket.nextOf("turn");
+	const res = await posting;
+	expect(res.status).toBe(201);
+	const { message } = (await res.json()) as { message: { id: string } };
+	return { message, turn };
 }
 
 async function end(
@@ -184,16 +189,16 @@ describe("without attachments", () => {
 		const { f, socket, bob, documentId } = await attached("capability-catalog");
 		// 1,000,000 bytes are within the 1 MiB cap; a control character is six bytes once JSON escapes it.
 		const controls = "\u0001".repeat(1_000_000);
-		const res = await f.request(
+		const posting = f.request(
 			"POST",
 			`/api/documents/${documentId}/messages`,
 			{ body: "@chopin read this", attachments: [{ name: "controls.txt", data: b64(controls) }] },
 			bob,
 		);
-		expect(res.status).toBe(201);
 		const start = await socket.nextOf("start");
 		socket.send({ type: "started", session: start.session });
 		const turn = await socket.nextOf("turn");
+		expect((await posting).status).toBe(201);
 		const shown = /only its first (\d+) bytes fit in this turn/.exec(turn.prompt);
 		expect(shown).not.toBeNull();
 		expect(Number(shown![1])).toBeGreaterThan(150_000);
