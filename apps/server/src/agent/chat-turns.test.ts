@@ -12,6 +12,17 @@ afterEach(async () => {
 	f = undefined;
 });
 
+/** Counts the store's flushes (store.synced()) from now on, each one held until `hold` settles when given. */
+function countFlushes(f: AgentFixture, hold?: Promise<void>): { count: number } {
+	const flushes = { count: 0 };
+	const synced = f.ctx.store.synced;
+	f.ctx.store.synced = () => {
+		flushes.count++;
+		return (hold ?? Promise.resolve()).then(() => synced.call(f.ctx.store));
+	};
+	return flushes;
+}
+
 async function start(mode: "local" | "github" = "local") {
 	f = await AgentFixture.start({ mode });
 	const doc = await f.createDocument();
@@ -82,12 +93,7 @@ describe("@chopin messages", () => {
 		const { socket } = await f.attach("alice", documentId);
 		// The store's flush held until the test lets it go: the disk is slow.
 		const flushed = Promise.withResolvers<void>();
-		const synced = f.ctx.store.synced;
-		let flushes = 0;
-		f.ctx.store.synced = () => {
-			flushes++;
-			return flushed.promise.then(() => synced.call(f.ctx.store));
-		};
+		const flushes = countFlushes(f, flushed.promise);
 		let answered = false;
 		const posting = f
 			.request("POST", `/api/documents/${documentId}/messages`, { body: "@chopin go" }, jar)
@@ -95,15 +101,15 @@ describe("@chopin messages", () => {
 		const begun = await socket.expect("start");
 		// The flush waits for the turn to leave: nothing runs beside the session's start.
 		await f.sync(socket);
-		expect(flushes).toBe(0);
+		expect(flushes.count).toBe(0);
 		socket.send({ type: "started", session: begun.session });
 		const turn = await socket.expect("turn");
 		expect(turn.prompt).toBe(`@${f.cast.admin}: @chopin go`);
-		await f.until(() => flushes === 1, "the flush, once the turn left");
+		await f.until(() => flushes.count === 1, "the flush, once the turn left");
 		expect(answered).toBe(false);
 		flushed.resolve();
 		expect((await posting).status).toBe(201);
-		expect(flushes).toBe(1);
+		expect(flushes.count).toBe(1);
 		socket.send({ type: "turn-end", session: turn.session, turn: turn.turn, status: "finished" });
 		await f.until(() => f.ctx.planner.status(documentId).state === "attached", "the Planner to be idle");
 	});
@@ -112,21 +118,16 @@ describe("@chopin messages", () => {
 		const { f, documentId } = await start();
 		const jar = await f.signIn(f.cast.admin);
 		const { socket } = await f.attach("alice", documentId);
-		let flushes = 0;
-		const synced = f.ctx.store.synced;
-		f.ctx.store.synced = () => {
-			flushes++;
-			return synced.call(f.ctx.store);
-		};
+		const flushes = countFlushes(f);
 		const posting = f.request("POST", `/api/documents/${documentId}/messages`, { body: "@chopin go" }, jar);
 		const begun = await socket.expect("start");
 		await f.sync(socket);
 		await f.clock.advance(FLUSH_WAITS_FOR_TURN_MS - 1);
 		await f.sync(socket);
-		expect(flushes).toBe(0);
+		expect(flushes.count).toBe(0);
 		await f.clock.advance(1);
 		expect((await posting).status).toBe(201);
-		expect(flushes).toBe(1);
+		expect(flushes.count).toBe(1);
 		// The turn still goes on once the session starts.
 		socket.send({ type: "started", session: begun.session });
 		const turn = await socket.expect("turn");
