@@ -149,7 +149,10 @@ function summary(values: number[]): { p50: number; p99: number; text: string } {
 	};
 }
 
-/** Posts warm + turns messages one at a time; the times from each POST's start to its frame, warm ones left out. */
+/**
+ * Posts warm + turns messages one at a time; the times from each POST's start to its frame, warm ones left out. The
+ * pause comes before each message of a measured document, not the server's warm-up (turns 0), which only warms.
+ */
 async function measure(
 	client: Client,
 	post: (body: string) => Promise<Response>,
@@ -161,7 +164,7 @@ async function measure(
 	const times: number[] = [];
 	for (let i = 0; i < warm + turns; i++) {
 		await idle();
-		if (PAUSE_MS > 0) await Bun.sleep(PAUSE_MS);
+		if (PAUSE_MS > 0 && turns > 0) await Bun.sleep(PAUSE_MS);
 		const tag = String(i);
 		const frame = client.until((e) => e.type === "turn" && e.tag === tag, `turn #${tag}`);
 		const started = now();
