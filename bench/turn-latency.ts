@@ -43,6 +43,7 @@ import {
 import { signInLocally } from "../apps/server/src/testing/sign-in";
 import { GitHubServer } from "../test/reliability/support/github-server";
 import { freePort, startServerProcess } from "../test/reliability/support/server-process";
+import { SocketWithHeaders } from "./agent-relay-lines";
 
 const WHICH = process.argv[2] ?? "both";
 /** local: accounts from LOCAL_ACCOUNTS (the access checks are the server's own); github: against the emulator. */
@@ -359,11 +360,7 @@ class PageSocket {
 	}
 
 	static open(world: World, document: string): Promise<PageSocket> {
-		const Socket = WebSocket as unknown as new (
-			url: string,
-			options: { headers: Record<string, string> },
-		) => WebSocket;
-		const ws = new Socket(`${world.publicUrl.replace(/^http/, "ws")}/ws?document=${document}`, {
+		const ws = new SocketWithHeaders(`${world.publicUrl.replace(/^http/, "ws")}/ws?document=${document}`, {
 			headers: { origin: world.publicUrl, cookie: world.cookie() },
 		});
 		return new Promise((resolve, reject) => {
