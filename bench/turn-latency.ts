@@ -283,7 +283,7 @@ async function chopin(store: StoreKind, steps: Steps): Promise<number[]> {
 	const world: World =
 		AUTH === "local"
 			? await localWorld(store)
-			: await githubWorld(await GitHubServer.start({ store, env: { LOG_LEVEL: "warn" } }));
+			: githubWorld(await GitHubServer.start({ store, env: { LOG_LEVEL: "warn" } }));
 	try {
 		// A running server has answered other documents' messages before: its code is compiled by now (a cold one
 		// spends the first thousand turns compiling it, on the same two cores). That warm-up is another document's,

@@ -83,7 +83,7 @@ export async function handleChatMessage(
 	// commits).
 	const left = Promise.withResolvers<void>();
 	void runChatTurn(planner, { ...messageTurn(message, { thread }), left: left.resolve });
-	const onDisk = flushOnceLeft(r, left.promise);
+	const onDisk = flushOnceLeft(r, left);
 	// Awaited by the Chat API; a caller that does not wait for it does not leave a failed flush unhandled.
 	onDisk.catch(() => {});
 	return { status: "sent", message, turn: true, onDisk };
@@ -95,11 +95,10 @@ export async function handleChatMessage(
  * (docs/performance.md, Message to turn frame). The page shows the message from its own event; only its composer
  * waits for the answer, to clear the text.
  */
-async function flushOnceLeft(r: ReserveDeps, left: Promise<void>): Promise<void> {
-	const waited = Promise.withResolvers<void>();
-	const bound = r.deps.clock.setTimeout(waited.resolve, FLUSH_WAITS_FOR_TURN_MS);
-	void left.then(waited.resolve);
-	await waited.promise;
+async function flushOnceLeft(r: ReserveDeps, left: PromiseWithResolvers<void>): Promise<void> {
+	// The bound settles the same promise the turn does: whichever comes first starts the flush.
+	const bound = r.deps.clock.setTimeout(left.resolve, FLUSH_WAITS_FOR_TURN_MS);
+	await left.promise;
 	bound.cancel();
 	await r.deps.store.synced();
 }

@@ -23,6 +23,18 @@ function countFlushes(f: AgentFixture, hold?: Promise<void>): { count: number } 
 	return flushes;
 }
 
+/**
+ * alice's Planner attached, and `post` sending an @chopin message as the signed-in admin's page does (the Chat API),
+ * whose answer waits for the message to be on disk.
+ */
+async function attachedWithSender() {
+	const { f, documentId } = await start();
+	const jar = await f.signIn(f.cast.admin);
+	const { socket } = await f.attach("alice", documentId);
+	const post = () => f.request("POST", `/api/documents/${documentId}/messages`, { body: "@chopin go" }, jar);
+	return { f, documentId, socket, post };
+}
+
 async function start(mode: "local" | "github" = "local") {
 	f = await AgentFixture.start({ mode });
 	const doc = await f.createDocument();
@@ -88,16 +100,12 @@ describe("@chopin messages", () => {
 	});
 
 	test("the turn leaves once the message is committed; the sender is answered once it is on disk", async () => {
-		const { f, documentId } = await start();
-		const jar = await f.signIn(f.cast.admin);
-		const { socket } = await f.attach("alice", documentId);
+		const { f, documentId, socket, post } = await attachedWithSender();
 		// The store's flush held until the test lets it go: the disk is slow.
 		const flushed = Promise.withResolvers<void>();
 		const flushes = countFlushes(f, flushed.promise);
 		let answered = false;
-		const posting = f
-			.request("POST", `/api/documents/${documentId}/messages`, { body: "@chopin go" }, jar)
-			.finally(() => (answered = true));
+		const posting = post().finally(() => (answered = true));
 		const begun = await socket.expect("start");
 		// The flush waits for the turn to leave: nothing runs beside the session's start.
 		await f.sync(socket);
@@ -115,11 +123,9 @@ describe("@chopin messages", () => {
 	});
 
 	test("a session slow to start holds the sender's answer 20 ms at most: the flush starts anyway", async () => {
-		const { f, documentId } = await start();
-		const jar = await f.signIn(f.cast.admin);
-		const { socket } = await f.attach("alice", documentId);
+		const { f, documentId, socket, post } = await attachedWithSender();
 		const flushes = countFlushes(f);
-		const posting = f.request("POST", `/api/documents/${documentId}/messages`, { body: "@chopin go" }, jar);
+		const posting = post();
 		const begun = await socket.expect("start");
 		await f.sync(socket);
 		await f.clock.advance(FLUSH_WAITS_FOR_TURN_MS - 1);
@@ -136,10 +142,8 @@ describe("@chopin messages", () => {
 	});
 
 	test("a turn that fails before its frame leaves lets the flush start at once", async () => {
-		const { f, documentId } = await start();
-		const jar = await f.signIn(f.cast.admin);
-		const { socket } = await f.attach("alice", documentId);
-		const posting = f.request("POST", `/api/documents/${documentId}/messages`, { body: "@chopin go" }, jar);
+		const { f, documentId, socket, post } = await attachedWithSender();
+		const posting = post();
 		const begun = await socket.expect("start");
 		socket.send({ type: "start-failed", session: begun.session, message: "no model configured" });
 		expect((await posting).status).toBe(201);

@@ -87,7 +87,10 @@ function fit(rows: ContextRow[], maxEntries: number, maxChars: number, keepOneWh
 	return { entries: entries.reverse(), olderLeftOut: rows.length > entries.length };
 }
 
-/** What an entry needs of a message: a turn reads up to 142 rows here, so neither the other columns nor their JSON are read and checked. */
+/**
+ * What an entry needs of a message: a turn reads up to 142 rows here, so neither the other columns nor their JSON
+ * are read and checked.
+ */
 const contextRow = messageRow.pick({ id: true, seq: true, author_login: true, role: true, body: true });
 type ContextRow = z.infer<typeof contextRow>;
 
