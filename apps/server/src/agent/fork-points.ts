@@ -13,20 +13,23 @@ export interface ForkPoint {
 
 const pointRow = z.object({ session: z.string(), turn: z.string() });
 
-/** Records (or replaces) the turn that answered a person's message. */
+/**
+ * Records (or replaces) the turn that answered a person's message, in one statement: a reader sees the old point or
+ * the new, never neither, and a crash cannot forget it halfway (a delete then an insert could, two commits apart).
+ */
 export async function recordForkPoint(
 	db: Db,
 	messageId: string,
 	point: ForkPoint,
 	now: number,
 ): Promise<void> {
-	await db.sql`DELETE FROM chat_fork_points WHERE message_id = ${messageId}`;
 	await db.sql`INSERT INTO chat_fork_points ${db.sql({
 		message_id: messageId,
 		session: point.session,
 		turn: point.turn,
 		recorded_at: now,
-	})}`;
+	})} ON CONFLICT (message_id) DO UPDATE SET session = excluded.session, turn = excluded.turn,
+		recorded_at = excluded.recorded_at`;
 }
 
 /** Retry: the failed attempt's point, if it left one, is forgotten before the message runs again. */

@@ -1,0 +1,36 @@
+import { expect, test } from "bun:test";
+import { ChatService } from "../chat/messages";
+import { DocumentService } from "../documents/service";
+import { DocumentImageService } from "../images/service";
+import { describeStores } from "../store/testing";
+import { testDeps } from "../testing/domain";
+import { forkSource, recordForkPoint } from "./fork-points";
+
+describeStores("fork points", (t) => {
+	const setup = async () => {
+		const deps = testDeps(t.store);
+		const docs = new DocumentService(deps);
+		const chat = new ChatService(deps, new DocumentImageService(deps));
+		const doc = await docs.create({ repository: "a/b", title: "Doc", createdBy: "alice" });
+		const { message } = await chat.post(doc.id, { author: "alice", body: "@chopin plan it" });
+		return { message };
+	};
+
+	test("a message's point is replaced, and a reader meanwhile sees the old one or the new, never none", async () => {
+		const { message } = await setup();
+		await recordForkPoint(t.store, message.id, { session: "ses_1", turn: "trn_1" }, 1_000);
+		const replacing = recordForkPoint(t.store, message.id, { session: "ses_2", turn: "trn_2" }, 2_000);
+		// Read while the replacement is under way: as two statements (delete, then insert) it left a moment with none.
+		const meanwhile = t.store.sql`SELECT session FROM chat_fork_points WHERE message_id = ${message.id}`;
+		const [[seen]] = await Promise.all([meanwhile as Promise<{ session: string }[]>, replacing]);
+		expect(["ses_1", "ses_2"]).toContain(seen?.session as string);
+		expect(await forkSource(t.store, message, Number.MAX_SAFE_INTEGER)).toEqual({
+			session: "ses_2",
+			turn: "trn_2",
+		});
+		const [{ n }] = (await t.store.sql`SELECT count(*) AS n FROM chat_fork_points`) as {
+			n: number | string;
+		}[];
+		expect(Number(n)).toBe(1);
+	});
+});
