@@ -1,17 +1,11 @@
 import { expect, test } from "bun:test";
-import { ChatService } from "../chat/messages";
-import { DocumentService } from "../documents/service";
-import { DocumentImageService } from "../images/service";
 import { describeStores } from "../store/testing";
-import { testDeps } from "../testing/domain";
+import { chatOnNewDocument } from "../testing/chat-document";
 import { forkSource, recordForkPoint } from "./fork-points";
 
 describeStores("fork points", (t) => {
 	const setup = async () => {
-		const deps = testDeps(t.store);
-		const docs = new DocumentService(deps);
-		const chat = new ChatService(deps, new DocumentImageService(deps));
-		const doc = await docs.create({ repository: "a/b", title: "Doc", createdBy: "alice" });
+		const { chat, doc } = await chatOnNewDocument(t.store);
 		const { message } = await chat.post(doc.id, { author: "alice", body: "@chopin plan it" });
 		return { message };
 	};

@@ -1,25 +1,19 @@
 import { expect, test } from "bun:test";
-import { DocumentService } from "../documents/service";
-import { DocumentImageService } from "../images/service";
 import { describeStores } from "../store/testing";
-import { testDeps } from "../testing/domain";
+import { chatOnNewDocument } from "../testing/chat-document";
 import {
 	BACKSCROLL_MAX_CHARS,
 	BACKSCROLL_MAX_ENTRIES,
 	TRANSCRIPT_MAX_CHARS,
 	TRANSCRIPT_MAX_ENTRIES,
 } from "./context";
-import { ChatService } from "./messages";
 
 /** A body whose line `@alice: <body>` is exactly n characters. */
 const line = (n: number) => "x".repeat(n - "@alice: ".length);
 
 describeStores("chat context", (t) => {
 	const setup = async () => {
-		const deps = testDeps(t.store);
-		const docs = new DocumentService(deps);
-		const chat = new ChatService(deps, new DocumentImageService(deps));
-		const doc = await docs.create({ repository: "a/b", title: "Doc", createdBy: "alice" });
+		const { chat, doc } = await chatOnNewDocument(t.store);
 		const say = (body: string, author = "alice") => chat.post(doc.id, { author, body });
 		const reply = async (text: string, status: "done" | "failed" = "done") => {
 			const message = await chat.replies.start(doc.id);

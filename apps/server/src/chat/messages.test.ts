@@ -1,10 +1,8 @@
 import { expect, test } from "bun:test";
-import { DocumentService } from "../documents/service";
-import { DocumentImageService } from "../images/service";
 import { describeStores } from "../store/testing";
-import { testDeps } from "../testing/domain";
+import { chatOnNewDocument } from "../testing/chat-document";
 import { ChatError } from "./errors";
-import { ChatService, MAX_MESSAGE_CHARS } from "./messages";
+import { MAX_MESSAGE_CHARS } from "./messages";
 
 async function rejected(promise: Promise<unknown>): Promise<ChatError> {
 	try {
@@ -18,10 +16,7 @@ async function rejected(promise: Promise<unknown>): Promise<ChatError> {
 
 describeStores("chat messages", (t) => {
 	const setup = async () => {
-		const deps = testDeps(t.store);
-		const docs = new DocumentService(deps);
-		const chat = new ChatService(deps, new DocumentImageService(deps));
-		const doc = await docs.create({ repository: "a/b", title: "Doc", createdBy: "alice" });
+		const { deps, docs, chat, doc } = await chatOnNewDocument(t.store);
 		return { deps, docs, chat, doc };
 	};
 

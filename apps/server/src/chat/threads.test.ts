@@ -2,18 +2,12 @@
 // the main Chat, counted on their root (published again as the thread grows or loses a failed reply), and kept out
 // of the main Chat's context; a thread's context is the main Chat up to its root, then the thread.
 import { expect, test } from "bun:test";
-import { DocumentService } from "../documents/service";
-import { DocumentImageService } from "../images/service";
 import { describeStores } from "../store/testing";
-import { testDeps } from "../testing/domain";
-import { ChatService } from "./messages";
+import { chatOnNewDocument } from "../testing/chat-document";
 
 describeStores("chat threads", (t) => {
 	const setup = async () => {
-		const deps = testDeps(t.store);
-		const docs = new DocumentService(deps);
-		const chat = new ChatService(deps, new DocumentImageService(deps));
-		const doc = await docs.create({ repository: "a/b", title: "Doc", createdBy: "alice" });
+		const { deps, docs, chat, doc } = await chatOnNewDocument(t.store);
 		const say = async (body: string, threadRoot?: string, author = "alice") =>
 			(await chat.post(doc.id, { author, body, ...(threadRoot && { threadRoot }) })).message;
 		const reply = async (
