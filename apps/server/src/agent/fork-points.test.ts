@@ -4,14 +4,9 @@ import { chatOnNewDocument } from "../testing/chat-document";
 import { forkSource, recordForkPoint } from "./fork-points";
 
 describeStores("fork points", (t) => {
-	const setup = async () => {
+	test("a message's point is replaced, and a reader meanwhile sees the old one or the new, never none", async () => {
 		const { chat, doc } = await chatOnNewDocument(t.store);
 		const { message } = await chat.post(doc.id, { author: "alice", body: "@chopin plan it" });
-		return { message };
-	};
-
-	test("a message's point is replaced, and a reader meanwhile sees the old one or the new, never none", async () => {
-		const { message } = await setup();
 		await recordForkPoint(t.store, message.id, { session: "ses_1", turn: "trn_1" }, 1_000);
 		const replacing = recordForkPoint(t.store, message.id, { session: "ses_2", turn: "trn_2" }, 2_000);
 		// Read while the replacement is under way: as two statements (delete, then insert) it left a moment with none.

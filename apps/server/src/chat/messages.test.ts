@@ -15,10 +15,7 @@ async function rejected(promise: Promise<unknown>): Promise<ChatError> {
 }
 
 describeStores("chat messages", (t) => {
-	const setup = async () => {
-		const { deps, docs, chat, doc } = await chatOnNewDocument(t.store);
-		return { deps, docs, chat, doc };
-	};
+	const setup = () => chatOnNewDocument(t.store);
 
 	test("a person's message is stored in order, published, and says whether it asks the Planner", async () => {
 		const { deps, chat, doc } = await setup();

@@ -1,12 +1,9 @@
 import { expect, test } from "bun:test";
-import { DocumentService } from "../documents/service";
-import { DocumentImageService } from "../images/service";
 import { makePng } from "../images/test-images";
 import { describeStores } from "../store/testing";
-import { testDeps } from "../testing/domain";
+import { chatOnNewDocument } from "../testing/chat-document";
 import { startTestServer } from "../testing/server";
 import { ChatError } from "./errors";
-import { ChatService } from "./messages";
 
 async function rejected(promise: Promise<unknown>): Promise<ChatError> {
 	try {
@@ -21,14 +18,7 @@ async function rejected(promise: Promise<unknown>): Promise<ChatError> {
 const base64 = (bytes: Uint8Array) => Buffer.from(bytes).toString("base64");
 
 describeStores("chat replies", (t) => {
-	const setup = async () => {
-		const deps = testDeps(t.store);
-		const docs = new DocumentService(deps);
-		const images = new DocumentImageService(deps);
-		const chat = new ChatService(deps, images);
-		const doc = await docs.create({ repository: "a/b", title: "Doc", createdBy: "alice" });
-		return { deps, docs, images, chat, doc };
-	};
+	const setup = () => chatOnNewDocument(t.store);
 
 	test("a reply streams thousands of deltas in order, in few writes, and finishes done", async () => {
 		const { deps, chat, doc } = await setup();

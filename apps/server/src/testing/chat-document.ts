@@ -5,11 +5,12 @@ import { DocumentImageService } from "../images/service";
 import type { Store } from "../store/store";
 import { testDeps } from "./domain";
 
-/** alice's document "Doc" on a/b, with the document and Chat services over test deps on the store. */
+/** alice's document "Doc" on a/b, with the document, image and Chat services over test deps on the store. */
 export async function chatOnNewDocument(store: Store) {
 	const deps = testDeps(store);
 	const docs = new DocumentService(deps);
-	const chat = new ChatService(deps, new DocumentImageService(deps));
+	const images = new DocumentImageService(deps);
+	const chat = new ChatService(deps, images);
 	const doc = await docs.create({ repository: "a/b", title: "Doc", createdBy: "alice" });
-	return { deps, docs, chat, doc };
+	return { deps, docs, images, chat, doc };
 }
