@@ -5,10 +5,11 @@ import { z } from "zod";
 import type { DomainDeps } from "../domain-deps";
 import { randomId } from "../ids";
 import type { DocumentImageService, StoredImage } from "../images/service";
+import type { Db } from "../store/store";
 import { type BodyWrite, BodyWrites } from "./body-writes";
 import { ChatError } from "./errors";
 import { maskCredentials } from "./masking";
-import { findMessageRow, insertMessage, messageViews, newMessageView } from "./message-rows";
+import { findMessageRow, insertMessage, messageRow, messageViews, newMessageView } from "./message-rows";
 import type { ChatImage, MessageView } from "./message-view";
 import { publishThreadRoot } from "./threads";
 import { storeToolImages } from "./tool-image-store";
@@ -247,21 +248,34 @@ export class ReplyService {
 				outcome.status === "failed"
 					? cutToCodePoints(maskCredentials(outcome.error), MAX_ERROR_CHARS) || "The reply failed."
 					: null;
-			await this.deps.store.transaction(async (tx) => {
-				await tx.sql`UPDATE chat_tool_calls SET status = 'failed', error_label = 'Stopped',
-					error_message = 'The turn ended before this call finished.', ended_at = ${now}
-					WHERE message_id = ${messageId} AND status = 'running'`;
-				await tx.sql`UPDATE chat_messages SET status = ${outcome.status}, error = ${error}, updated_at = ${now}
-					WHERE id = ${messageId}`;
-			});
+			const { store } = this.deps;
+			const stopCalls = (
+				db: Db,
+			) => db.sql`UPDATE chat_tool_calls SET status = 'failed', error_label = 'Stopped',
+				error_message = 'The turn ended before this call finished.', ended_at = ${now}
+				WHERE message_id = ${messageId} AND status = 'running'`;
+			const end = (db: Db) => db.sql`UPDATE chat_messages SET status = ${outcome.status}, error = ${error},
+				updated_at = ${now} WHERE id = ${messageId} RETURNING *`;
+			// PostgreSQL: one autocommitted statement (its WITH part runs whole, in the statement's own transaction)
+			// instead of BEGIN, two updates and COMMIT after every turn. Besides three round trips, a transaction takes
+			// its connection out of Bun's pool and puts it back last, which spread each turn's statements over all ten
+			// backends; without it they stay on a few (docs/performance.md, Message to turn frame).
+			const row =
+				store.kind === "postgres"
+					? await store.one(store.sql`WITH stopped AS (${stopCalls(store)}) ${end(store)}`, messageRow)
+					: await store.transaction(async (tx) => {
+							await stopCalls(tx);
+							return tx.one(end(tx), messageRow);
+						});
 			this.#streams.delete(messageId);
-			const view = await this.#view(messageId);
+			if (!row) throw new ChatError("message-not-found", `No message ${messageId} exists.`, undefined, 404);
+			const [view] = await messageViews(store, [row]);
 			this.deps.hub.publish(stream.documentId, {
 				type: "message.updated",
 				documentId: stream.documentId,
-				message: view,
+				message: view!,
 			});
-			return view;
+			return view!;
 		});
 	}
 
