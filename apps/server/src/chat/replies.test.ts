@@ -214,19 +214,28 @@ describeStores("chat replies", (t) => {
 	});
 });
 
-test("a reply a process left streaming (it was killed mid-turn) is failed, with a sentence, when the next one starts", async () => {
+test("a reply a process left streaming (it was killed mid-turn) is failed, with a sentence and its running calls stopped, when the next one starts", async () => {
 	await using server = await startTestServer({ env: { DEMO: "off" } });
 	const { chat, documents } = server.context.domain;
 	const doc = await documents.create({ repository: "a/b", title: "Doc", createdBy: "alice" });
 	const asked = await chat.post(doc.id, { author: "alice", body: "@chopin go" });
 	const reply = await chat.replies.start(doc.id, { replyTo: asked.message.id });
 	await chat.replies.appendDelta(reply.id, "Half a sentence");
+	await chat.replies.startTool(reply.id, { toolCallId: "c1", name: "search_code", input: "{}" });
 	// Nothing finishes it: as after a kill -9, the next process finds it streaming in the store.
 	await server.restart();
 	expect(await server.context.domain.chat.get(reply.id)).toMatchObject({
 		status: "failed",
 		body: "Half a sentence",
 		error: "Chopin restarted before this reply finished.",
+		// Its call still running is stopped as a finished reply's would be.
+		tools: [
+			{
+				toolCallId: "c1",
+				status: "failed",
+				error: { label: "Stopped", message: "The turn ended before this call finished." },
+			},
+		],
 	});
 	// A reply of the new process streams as before.
 	const next = await server.context.domain.chat.replies.start(doc.id, { replyTo: asked.message.id });

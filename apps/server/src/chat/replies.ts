@@ -1,6 +1,7 @@
 // A Planner reply as it streams: created streaming, text appended delta by delta, Work details rows and the
 // images a turn made, then finished done or failed. Every change to one reply runs in order.
 import { cutToCodePoints } from "@chopin/agent-link";
+import type { SQL } from "bun";
 import { z } from "zod";
 import type { DomainDeps } from "../domain-deps";
 import { randomId } from "../ids";
@@ -21,6 +22,13 @@ export const INTERRUPTED = "Chopin restarted before this reply finished.";
 
 /** A failure line is one note: at most 4000 characters, masked. */
 export const MAX_ERROR_CHARS = 4000;
+
+/** Stops the calls still running on the replies `which` picks: a reply that ends leaves none running. */
+function stopRunningCalls(db: Db, which: SQL.Query<unknown>, now: number) {
+	return db.sql`UPDATE chat_tool_calls SET status = 'failed', error_label = 'Stopped',
+		error_message = 'The turn ended before this call finished.', ended_at = ${now}
+		WHERE ${which} AND status = 'running'`;
+}
 
 /**
  * A streaming reply's text is written at most once a real second, and less often as the body
@@ -249,11 +257,7 @@ export class ReplyService {
 					? cutToCodePoints(maskCredentials(outcome.error), MAX_ERROR_CHARS) || "The reply failed."
 					: null;
 			const { store } = this.deps;
-			const stopCalls = (
-				db: Db,
-			) => db.sql`UPDATE chat_tool_calls SET status = 'failed', error_label = 'Stopped',
-				error_message = 'The turn ended before this call finished.', ended_at = ${now}
-				WHERE message_id = ${messageId} AND status = 'running'`;
+			const stopCalls = (db: Db) => stopRunningCalls(db, db.sql`message_id = ${messageId}`, now);
 			const end = (db: Db) => db.sql`UPDATE chat_messages SET status = ${outcome.status}, error = ${error},
 				updated_at = ${now} WHERE id = ${messageId} RETURNING *`;
 			// PostgreSQL: one autocommitted statement (its WITH part runs whole, in the statement's own transaction)
@@ -321,9 +325,7 @@ export class ReplyService {
 			);
 			if (rows.length === 0) return 0;
 			const ids = rows.map((row) => row.id);
-			await tx.sql`UPDATE chat_tool_calls SET status = 'failed', error_label = 'Stopped',
-				error_message = 'The turn ended before this call finished.', ended_at = ${now}
-				WHERE message_id IN ${tx.sql(ids)} AND status = 'running'`;
+			await stopRunningCalls(tx, tx.sql`message_id IN ${tx.sql(ids)}`, now);
 			await tx.sql`UPDATE chat_messages SET status = 'failed', error = ${INTERRUPTED}, updated_at = ${now}
 				WHERE id IN ${tx.sql(ids)}`;
 			return ids.length;
