@@ -27,6 +27,8 @@
  * LOCAL_PLANNER_CREDENTIALS=on; the access checks run in the server. github: AUTH_MODE=github against the GitHub
  * emulator process, where every access check asks GitHub fresh (two conditional requests, spec: no cache that skips
  * a check), so the emulator's answers are in the figure.
+ *
+ * TURN_TRACE=1 also prints each run's five slowest turns, each split into its steps.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -58,6 +60,8 @@ const WARM = 20;
 /** Turns on another document first, so the server's code is warm as a running server's is (0: a cold server). */
 const SERVER_WARM = Number(process.argv[8] ?? 1000);
 const TARGET_MS = 5;
+/** TURN_TRACE=1 prints each run's slowest turns split into their steps. */
+const TRACE = process.env.TURN_TRACE === "1";
 
 const now = () => performance.timeOrigin + performance.now();
 
@@ -396,6 +400,21 @@ function printSteps(steps: Steps): void {
 	}
 }
 
+/**
+ * TURN_TRACE=1: the slowest turns, each split into its steps (in printSteps' order), which says whether a tail is one
+ * step's or a stall anywhere (docs/performance.md). `times` and each step's list hold the turns in the same order.
+ */
+function printSlowest(times: number[], steps: Steps, count = 5): void {
+	const slowest = times
+		.map((ms, turn) => ({ ms, turn }))
+		.sort((a, b) => b.ms - a.ms)
+		.slice(0, count);
+	for (const { ms, turn } of slowest) {
+		const parts = Object.values(steps).map((list) => list[turn]!.toFixed(2));
+		console.log(`    slow turn #${turn}: ${ms.toFixed(2)} ms = ${parts.join(" + ")}`);
+	}
+}
+
 console.log(
 	`pause before each message: ${PAUSE_MS} ms; earlier messages in the Chat: ${EARLIER}; server warm-up turns: ${SERVER_WARM}`,
 );
@@ -408,11 +427,13 @@ for (let run = 1; run <= RUNS; run++) {
 	printSteps(bareSteps);
 	for (const store of stores) {
 		const steps: Steps = {};
-		const s = summary(await chopin(store, steps));
+		const times = await chopin(store, steps);
+		const s = summary(times);
 		console.log(
 			`run ${run}: ${store} (${AUTH} auth): POST @chopin -> turn frame parsed: ${s.text}; p99 ${(s.p99 / bare.p99).toFixed(1)}x the baseline's, +${(s.p99 - bare.p99).toFixed(2)} ms; target p99 < ${TARGET_MS} ms: ${s.p99 < TARGET_MS ? "met" : "missed"}`,
 		);
 		printSteps(steps);
+		if (TRACE) printSlowest(times, steps);
 	}
 	console.log(`load average: ${(await Bun.file("/proc/loadavg").text()).trim()}`);
 }
