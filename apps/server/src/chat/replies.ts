@@ -10,7 +10,14 @@ import type { Db } from "../store/store";
 import { type BodyWrite, BodyWrites } from "./body-writes";
 import { ChatError } from "./errors";
 import { maskCredentials } from "./masking";
-import { findMessageRow, insertMessage, messageRow, messageViews, newMessageView } from "./message-rows";
+import {
+	findMessageRow,
+	insertMessage,
+	type MessageRow,
+	messageRow,
+	messageViews,
+	newMessageView,
+} from "./message-rows";
 import type { ChatImage, MessageView } from "./message-view";
 import { publishThreadRoot } from "./threads";
 import { storeToolImages } from "./tool-image-store";
@@ -272,14 +279,13 @@ export class ReplyService {
 							return tx.one(end(tx), messageRow);
 						});
 			this.#streams.delete(messageId);
-			if (!row) throw new ChatError("message-not-found", `No message ${messageId} exists.`, undefined, 404);
-			const [view] = await messageViews(store, [row]);
+			const view = await this.#view(messageId, row);
 			this.deps.hub.publish(stream.documentId, {
 				type: "message.updated",
 				documentId: stream.documentId,
-				message: view!,
+				message: view,
 			});
-			return view!;
+			return view;
 		});
 	}
 
@@ -369,8 +375,9 @@ export class ReplyService {
 		return view;
 	}
 
-	async #view(messageId: string): Promise<MessageView> {
-		const row = await findMessageRow(this.deps.store, messageId);
+	/** The message as pages show it; `known` is its row when the caller has just read it back. */
+	async #view(messageId: string, known?: MessageRow): Promise<MessageView> {
+		const row = known ?? (await findMessageRow(this.deps.store, messageId));
 		if (!row) throw new ChatError("message-not-found", `No message ${messageId} exists.`, undefined, 404);
 		const [view] = await messageViews(this.deps.store, [row]);
 		const body = this.liveBody(messageId);
