@@ -1,4 +1,5 @@
 import { afterAll, afterEach, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import type { SessionUpdate } from "@agentclientprotocol/sdk";
 import { ManualClock, systemClock } from "@chopin/agent-link/clock";
@@ -15,12 +16,14 @@ const MCP = {
 };
 
 const procs: Bun.Subprocess[] = [];
+const dirs: string[] = [];
 const done = new AbortController();
 const sessions: AcpSession[] = [];
 afterAll(() => done.abort());
 afterEach(() => {
 	for (const s of sessions.splice(0)) s.close();
 	for (const p of procs.splice(0)) p.kill("SIGKILL");
+	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 /** The scripted agent as a real child process, and a session with it. */
@@ -33,6 +36,7 @@ async function start(args: string[], onPermission = declined) {
 	procs.push(proc);
 	const updates: SessionUpdate[] = [];
 	const cwd = makeTempDir("chopin-acp-");
+	dirs.push(cwd);
 	const session = await startAcpSession({
 		streams: {
 			stdin: {

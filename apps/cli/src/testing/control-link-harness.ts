@@ -1,5 +1,6 @@
 // The control link's tests' shared set-up: a paired local server, and a link on a ManualClock whose events are
 // recorded (control-link.test.ts, control-link-refusals.test.ts).
+import { rmSync } from "node:fs";
 import { reconnectBackoff } from "@chopin/agent-link/backoff";
 import { ManualClock } from "@chopin/agent-link/clock";
 import { WebSocket } from "ws";
@@ -47,7 +48,12 @@ export function link(
 	const clock = new ManualClock();
 	const dir = makeTempDir("chopin-link-");
 	const log = createLog({ file: `${dir}/chopin.log`, secrets: new Secrets(), clock });
-	open.push({ close: () => log.close() });
+	open.push({
+		close: () => {
+			log.close();
+			rmSync(dir, { recursive: true, force: true });
+		},
+	});
 	const wake = new ManualTrigger();
 	const network = new ManualTrigger();
 	const events: LinkEvent[] = [];

@@ -1,7 +1,7 @@
 // Builds and investigations end to end for the CLI's tests: a real server, a paired home whose ACP command is the
 // scripted agent, the daemon as a real process (optionally behind a TCP proxy, optionally on a terminal), and a
 // person starting, resuming and stopping runs through the page's API.
-import { readdirSync, readFileSync } from "node:fs";
+import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { pageRequest } from "../../../server/src/testing/machines";
 import { Secrets } from "../local/secrets";
@@ -113,6 +113,8 @@ export async function setUpRuns(options: {
 		async close() {
 			await proxy?.close();
 			await machines.server.close();
+			// The home holds a machine credential: it does not outlive the test in the temp directory.
+			rmSync(h.root, { recursive: true, force: true });
 		},
 	};
 }
