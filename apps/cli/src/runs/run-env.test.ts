@@ -1,4 +1,4 @@
-import { describe, expect, test } from "bun:test";
+import { afterEach, describe, expect, test } from "bun:test";
 import { spawnSync } from "node:child_process";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
@@ -34,6 +34,12 @@ function git(cwd: string, args: string[], env: Record<string, string>) {
 	return { code: run.status, signal: run.signal, out: `${run.stdout}${run.stderr}` };
 }
 
+/** Each test's temp dirs, removed after it. */
+const dirs: string[] = [];
+afterEach(() => {
+	for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
 describe("a run's environment", () => {
 	test("a build keeps the person's own environment and gets the run's facts and its GitHub token", () => {
 		const env = runEnvironment(base, { ...facts, kind: "build", github });
@@ -67,35 +73,32 @@ describe("a run's environment", () => {
 
 	test("with the investigation's environment every kind of push fails at once, without touching the network", async () => {
 		const root = makeTempDir("chopin-run-env-");
-		try {
-			const bare = join(root, "remote.git");
-			spawnSync("git", ["init", "-q", "--bare", bare]);
-			for (const origin of [
-				bare,
-				"git@github.com:octo/score.git",
-				"https://github.com/octo/score.git",
-				"ssh://git@github.com/octo/score",
-			]) {
-				const repo = await makeRepo(join(root, `repo-${origin.length}`), { origin });
-				const plain = { PATH: process.env.PATH ?? "", HOME: root };
-				const env = runEnvironment(plain, { ...facts, kind: "investigation" });
-				const push = git(repo, ["push", "origin", "HEAD:refs/heads/pushed"], env);
-				// git fails with 128 when it finds no helper for the scheme; when the missing helper has already gone as
-				// git writes to it, git dies of SIGPIPE instead (183 times in 800 pushes, 8 at a time, here). Either way
-				// nothing was pushed and nothing reached the network.
-				const failed = push.code === 128 || (push.code === null && push.signal === "SIGPIPE");
-				expect({ origin, failed, code: push.code, signal: push.signal }).toMatchObject({
-					origin,
-					failed: true,
-				});
-				expect(push.out).toContain(NO_PUSH_SCHEME);
-			}
-			// The same push with a build's environment goes through (to the local bare repository).
-			const repo = await makeRepo(join(root, "repo-build"), { origin: bare });
-			const env = runEnvironment({ PATH: process.env.PATH ?? "", HOME: root }, { ...facts, kind: "build" });
-			expect(git(repo, ["push", "-q", "origin", "HEAD:refs/heads/pushed"], env).code).toBe(0);
-		} finally {
-			rmSync(root, { recursive: true, force: true });
+		dirs.push(root);
+		const bare = join(root, "remote.git");
+		spawnSync("git", ["init", "-q", "--bare", bare]);
+		for (const origin of [
+			bare,
+			"git@github.com:octo/score.git",
+			"https://github.com/octo/score.git",
+			"ssh://git@github.com/octo/score",
+		]) {
+			const repo = await makeRepo(join(root, `repo-${origin.length}`), { origin });
+			const plain = { PATH: process.env.PATH ?? "", HOME: root };
+			const env = runEnvironment(plain, { ...facts, kind: "investigation" });
+			const push = git(repo, ["push", "origin", "HEAD:refs/heads/pushed"], env);
+			// git fails with 128 when it finds no helper for the scheme; when the missing helper has already gone as
+			// git writes to it, git dies of SIGPIPE instead (183 times in 800 pushes, 8 at a time, here). Either way
+			// nothing was pushed and nothing reached the network.
+			const failed = push.code === 128 || (push.code === null && push.signal === "SIGPIPE");
+			expect({ origin, failed, code: push.code, signal: push.signal }).toMatchObject({
+				origin,
+				failed: true,
+			});
+			expect(push.out).toContain(NO_PUSH_SCHEME);
 		}
+		// The same push with a build's environment goes through (to the local bare repository).
+		const repo = await makeRepo(join(root, "repo-build"), { origin: bare });
+		const env = runEnvironment({ PATH: process.env.PATH ?? "", HOME: root }, { ...facts, kind: "build" });
+		expect(git(repo, ["push", "-q", "origin", "HEAD:refs/heads/pushed"], env).code).toBe(0);
 	});
 });
